@@ -1,0 +1,184 @@
+"""Cards, decks and their text form.
+
+A card is a rank and a suit, or a joker. Konkan plays with two 52-card decks
+and two jokers, so two ``7H`` are different cards: every card also carries a
+copy index (0 for the first deck, 1 for the second).
+
+Text form (round-trips: ``Card.parse(str(card)) == card``):
+
+* ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` (``10`` is accepted when parsing),
+  suits ``S H D C``: ``7H``, ``TS``, ``AD``;
+* jokers ``JK``;
+* the copy from the second deck carries a trailing apostrophe: ``7H'``, ``JK'``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+from .errors import BadCard
+
+
+class Suit(Enum):
+    """The four suits, in the order used for sorting and notation."""
+
+    SPADES = "S"
+    HEARTS = "H"
+    DIAMONDS = "D"
+    CLUBS = "C"
+
+    @property
+    def index(self) -> int:
+        return _SUIT_INDEX[self]
+
+    def __repr__(self) -> str:
+        return f"Suit.{self.name}"
+
+
+_SUIT_INDEX = {suit: i for i, suit in enumerate(Suit)}
+SUITS: tuple[Suit, ...] = tuple(Suit)
+
+
+class Rank(IntEnum):
+    """Ranks with the ace low (1). Ace-high runs are handled by the melds."""
+
+    ACE = 1
+    TWO = 2
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
+    SIX = 6
+    SEVEN = 7
+    EIGHT = 8
+    NINE = 9
+    TEN = 10
+    JACK = 11
+    QUEEN = 12
+    KING = 13
+
+    @property
+    def symbol(self) -> str:
+        return _RANK_SYMBOLS[self]
+
+    def __repr__(self) -> str:
+        return f"Rank.{self.name}"
+
+
+_RANK_SYMBOLS = {
+    Rank.ACE: "A",
+    Rank.TWO: "2",
+    Rank.THREE: "3",
+    Rank.FOUR: "4",
+    Rank.FIVE: "5",
+    Rank.SIX: "6",
+    Rank.SEVEN: "7",
+    Rank.EIGHT: "8",
+    Rank.NINE: "9",
+    Rank.TEN: "T",
+    Rank.JACK: "J",
+    Rank.QUEEN: "Q",
+    Rank.KING: "K",
+}
+_RANK_BY_SYMBOL = {symbol: rank for rank, symbol in _RANK_SYMBOLS.items()}
+_RANK_BY_SYMBOL["10"] = Rank.TEN
+_SUIT_BY_SYMBOL = {suit.value: suit for suit in Suit}
+RANKS: tuple[Rank, ...] = tuple(Rank)
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One physical card. ``rank`` and ``suit`` are ``None`` for a joker."""
+
+    rank: Rank | None
+    suit: Suit | None
+    copy: int = 0
+
+    @property
+    def is_joker(self) -> bool:
+        return self.rank is None
+
+    @property
+    def face(self) -> str:
+        """The card's face without its copy index (``7H`` for both ``7H`` and ``7H'``)."""
+        if self.rank is None or self.suit is None:
+            return "JK"
+        return _RANK_SYMBOLS[self.rank] + self.suit.value
+
+    @property
+    def sort_key(self) -> tuple[int, int, int]:
+        """Suit, then rank, then copy; jokers last."""
+        if self.rank is None or self.suit is None:
+            return (4, 0, self.copy)
+        return (_SUIT_INDEX[self.suit], int(self.rank), self.copy)
+
+    def __str__(self) -> str:
+        return self.face + ("'" * self.copy)
+
+    def __repr__(self) -> str:
+        return f"Card.parse({str(self)!r})"
+
+    @staticmethod
+    def parse(text: str) -> Card:
+        """Parse the text form; raises :class:`BadCard` naming the text."""
+        return parse_card(text)
+
+
+def joker(copy: int = 0) -> Card:
+    return Card(None, None, copy)
+
+
+def parse_card(text: str) -> Card:
+    raw = text.strip()
+    body = raw.rstrip("'")
+    copy = len(raw) - len(body)
+    if copy > 1:
+        raise BadCard(f"{text!r} is not a card: at most one apostrophe (second deck)")
+    upper = body.upper()
+    if upper == "JK":
+        return Card(None, None, copy)
+    if len(upper) < 2:
+        raise BadCard(f"{text!r} is not a card: expected rank+suit such as 7H, TS or JK")
+    rank = _RANK_BY_SYMBOL.get(upper[:-1])
+    suit = _SUIT_BY_SYMBOL.get(upper[-1])
+    if rank is None:
+        raise BadCard(f"{text!r} is not a card: unknown rank {upper[:-1]!r}")
+    if suit is None:
+        raise BadCard(f"{text!r} is not a card: unknown suit {upper[-1]!r}")
+    return Card(rank, suit, copy)
+
+
+def parse_cards(text: str | Iterable[str]) -> list[Card]:
+    """Parse ``"7H 8H 9H"`` or ``["7H", "8H", "9H"]``."""
+    items = text.split() if isinstance(text, str) else list(text)
+    return [parse_card(item) for item in items]
+
+
+def format_cards(cards: Iterable[Card]) -> str:
+    return " ".join(str(card) for card in cards)
+
+
+def konkan_deck() -> list[Card]:
+    """The 106 cards of Konkan in a fixed canonical order: two decks, two jokers."""
+    deck = [Card(rank, suit, copy) for copy in (0, 1) for suit in SUITS for rank in RANKS]
+    deck += [joker(0), joker(1)]
+    return deck
+
+
+CONQUIAN_RANKS: tuple[Rank, ...] = tuple(
+    rank for rank in RANKS if rank not in (Rank.EIGHT, Rank.NINE, Rank.TEN)
+)
+
+
+def conquian_deck() -> list[Card]:
+    """The 40 cards of Conquian (one deck without 8, 9 and 10), canonical order."""
+    return [Card(rank, suit, 0) for suit in SUITS for rank in CONQUIAN_RANKS]
+
+
+def shuffled(cards: Sequence[Card], rng: random.Random) -> list[Card]:
+    """A shuffled copy, drawn from the given generator (never the global one)."""
+    out = list(cards)
+    rng.shuffle(out)
+    return out
