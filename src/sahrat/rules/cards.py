@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from enum import Enum, IntEnum
 
 from .errors import BadCard
@@ -88,37 +87,68 @@ _SUIT_BY_SYMBOL = {suit.value: suit for suit in Suit}
 RANKS: tuple[Rank, ...] = tuple(Rank)
 
 
-@dataclass(frozen=True, slots=True)
 class Card:
-    """One physical card. ``rank`` and ``suit`` are ``None`` for a joker."""
+    """One physical card. ``rank`` and ``suit`` are ``None`` for a joker.
+
+    Cards are immutable values compared and hashed by a small integer key
+    (suit, rank and copy), which keeps the meld search and the engine fast.
+    """
+
+    __slots__ = ("copy", "key", "rank", "suit")
 
     rank: Rank | None
     suit: Suit | None
-    copy: int = 0
+    copy: int
+    key: int
+
+    def __init__(self, rank: Rank | None, suit: Suit | None, copy: int = 0) -> None:
+        if (rank is None) != (suit is None):
+            raise BadCard("a card has both a rank and a suit, or neither (a joker)")
+        if copy not in (0, 1):
+            raise BadCard(f"copy must be 0 or 1 (two decks), not {copy!r}")
+        if rank is None or suit is None:
+            key = 104 + copy
+        else:
+            key = copy * 52 + _SUIT_INDEX[suit] * 13 + int(rank) - 1
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "copy", copy)
+        object.__setattr__(self, "key", key)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("cards are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Card) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return self.key
+
+    def __lt__(self, other: Card) -> bool:
+        return self.sort_key < other.sort_key
+
+    def __reduce__(self) -> tuple[type[Card], tuple[Rank | None, Suit | None, int]]:
+        return (Card, (self.rank, self.suit, self.copy))
 
     @property
     def is_joker(self) -> bool:
-        return self.rank is None
+        return self.key >= 104
 
     @property
     def face(self) -> str:
         """The card's face without its copy index (``7H`` for both ``7H`` and ``7H'``)."""
-        if self.rank is None or self.suit is None:
-            return "JK"
-        return _RANK_SYMBOLS[self.rank] + self.suit.value
+        return _FACES[self.key]
 
     @property
     def sort_key(self) -> tuple[int, int, int]:
         """Suit, then rank, then copy; jokers last."""
-        if self.rank is None or self.suit is None:
-            return (4, 0, self.copy)
-        return (_SUIT_INDEX[self.suit], int(self.rank), self.copy)
+        return _SORT_KEYS[self.key]
 
     def __str__(self) -> str:
-        return self.face + ("'" * self.copy)
+        return _TEXTS[self.key]
 
     def __repr__(self) -> str:
-        return f"Card.parse({str(self)!r})"
+        return f"Card.parse({_TEXTS[self.key]!r})"
 
     @staticmethod
     def parse(text: str) -> Card:
@@ -126,11 +156,46 @@ class Card:
         return parse_card(text)
 
 
+def _tables() -> tuple[list[str], list[str], list[tuple[int, int, int]]]:
+    faces = [""] * 106
+    texts = [""] * 106
+    sort_keys = [(0, 0, 0)] * 106
+    for copy in (0, 1):
+        for suit in SUITS:
+            for rank in RANKS:
+                key = copy * 52 + _SUIT_INDEX[suit] * 13 + int(rank) - 1
+                faces[key] = _RANK_SYMBOLS[rank] + suit.value
+                texts[key] = faces[key] + "'" * copy
+                sort_keys[key] = (_SUIT_INDEX[suit], int(rank), copy)
+        faces[104 + copy] = "JK"
+        texts[104 + copy] = "JK" + "'" * copy
+        sort_keys[104 + copy] = (4, 0, copy)
+    return faces, texts, sort_keys
+
+
+_FACES, _TEXTS, _SORT_KEYS = _tables()
+
+
 def joker(copy: int = 0) -> Card:
     return Card(None, None, copy)
 
 
 def parse_card(text: str) -> Card:
+    known = _PARSED.get(text)
+    if known is not None:
+        return known
+    card = _parse_card(text)
+    if len(_PARSED) < 4096:
+        _PARSED[text] = card
+    return card
+
+
+_PARSED: dict[str, Card] = {}
+
+
+def _parse_card(text: str) -> Card:
+    if not isinstance(text, str):
+        raise BadCard(f"{text!r} is not a card: expected text such as 7H")
     raw = text.strip()
     body = raw.rstrip("'")
     copy = len(raw) - len(body)

@@ -53,7 +53,6 @@ from .errors import (
     DiscardNotUsed,
     DuplicateCard,
     GameOver,
-    InvalidSwap,
     JokerDiscard,
     MustKeepDiscard,
     NoSuchMeld,
@@ -620,13 +619,12 @@ def _lay(
     _take_from_hand(hand, [c for lay in lay_offs for c in lay.cards])
     melds = [build_meld(cards) for cards in meld_cards]
 
-    if state.committed[seat]:
-        if lay_offs or not is_konkan(melds) or len(hand) != 1:
-            raise CommittedOnly(
-                "a player committed to Konkan lays down only the complete Konkan: "
-                "a 10-card run with a 4-card set, or an 11-card run with a 3-card set, "
-                "keeping one card to discard"
-            )
+    if state.committed[seat] and (lay_offs or not is_konkan(melds) or len(hand) != 1):
+        raise CommittedOnly(
+            "a player committed to Konkan lays down only the complete Konkan: "
+            "a 10-card run with a 4-card set, or an 11-card run with a 3-card set, "
+            "keeping one card to discard"
+        )
 
     total = sum(meld.value(options.ace_value) for meld in melds)
     if not state.opened[seat]:
@@ -664,7 +662,9 @@ def _lay(
         if target.owner != seat:
             state.touched_others = True
         events.append(
-            Event("lay_off", seat, {"id": target.id, "added": _strs(lay.cards), **updated.to_json()})
+            Event(
+                "lay_off", seat, {"id": target.id, "added": _strs(lay.cards), **updated.to_json()}
+            )
         )
 
     if must_use is not None:
@@ -673,7 +673,9 @@ def _lay(
         used = in_new or (in_lay_off and state.opened_at_turn_start)
         if not used:
             where = "a new meld" if not state.opened_at_turn_start else "a meld or a lay-off"
-            raise DiscardNotUsed(f"the card taken from the discard pile, {must_use}, must go into {where}")
+            raise DiscardNotUsed(
+                f"the card taken from the discard pile, {must_use}, must go into {where}"
+            )
     _check_can_discard(hand)
 
 
@@ -710,7 +712,12 @@ def _swap_joker(state: KonkanState, action: SwapJoker, events: list[Event]) -> N
         Event(
             "swap_joker",
             seat,
-            {"id": target.id, "given": _strs(action.cards), "joker": str(joker), **updated.to_json()},
+            {
+                "id": target.id,
+                "given": _strs(action.cards),
+                "joker": str(joker),
+                **updated.to_json(),
+            },
         )
     )
     if action.melds or action.lay_offs:

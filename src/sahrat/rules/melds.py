@@ -219,7 +219,7 @@ def _build_run(
             if joker_position in positions:
                 continue
             joker_at = joker_position
-            span = positions + [joker_at]
+            span = [*positions, joker_at]
             if max(span) - min(span) + 1 != len(span):
                 continue
         elif gaps == 1:
@@ -251,8 +251,10 @@ def _build_run(
             joker_for = (Card(position_rank(joker_at), suit).face,)
         ordered = tuple(card for card in slots if card is not None)
         return Meld(MeldKind.RUN, ordered, start, joker_for)
-    if has_ace and any(card.rank is Rank.KING for card in reals) and any(
-        card.rank is Rank.TWO for card in reals
+    if (
+        has_ace
+        and any(card.rank is Rank.KING for card in reals)
+        and any(card.rank is Rank.TWO for card in reals)
     ):
         reason = "a run does not wrap around the ace (K A 2)"
     raise InvalidMeld(f"{_fmt(shown)}: {reason}")
@@ -313,11 +315,27 @@ def swap_joker(meld: Meld, given: Sequence[Card]) -> tuple[Meld, Card]:
 
 
 def can_lay_off(meld: Meld, card: Card) -> bool:
+    """Whether one card can be laid off on ``meld`` (a cheap test first, then the real one)."""
+    if not might_lay_off(meld, card):
+        return False
     try:
         lay_off(meld, [card])
     except InvalidLayOff:
         return False
     return True
+
+
+def might_lay_off(meld: Meld, card: Card) -> bool:
+    """A quick necessary condition for laying ``card`` off on ``meld`` alone."""
+    if card.is_joker:
+        limit = 4 if meld.kind is MeldKind.SET else MAX_RUN
+        return meld.joker is None and len(meld.cards) < limit
+    if meld.kind is MeldKind.SET:
+        return card.rank == meld.rank and len(meld.cards) < 4
+    if card.suit != meld.suit or card.rank is None:
+        return False
+    rank = int(card.rank)
+    return rank in (meld.start - 1, meld.end + 1) or (rank == 1 and meld.end == 13)
 
 
 ALL_FACES: tuple[str, ...] = tuple(Card(rank, suit).face for suit in SUITS for rank in RANKS)

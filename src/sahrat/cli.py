@@ -1,0 +1,86 @@
+"""The ``sahrat`` command: ``simulate`` self-play matches, ``replay`` a game record."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from sahrat.rules.errors import RuleError
+from sahrat.rules.record import GAMES, GameRecord, replay_summary
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from sahrat.simulate import simulate
+
+    if args.game == "conquian" and args.players not in (None, 2):
+        print("conquian is played by 2 players", file=sys.stderr)
+        return 2
+    summary = simulate(
+        args.game,
+        args.matches,
+        args.seed,
+        players=args.players,
+        check=not args.no_check,
+        progress=(not args.json and sys.stderr.isatty()) or args.progress,
+    )
+    data = summary.to_json()
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        for key, value in data.items():
+            print(f"{key:>22}: {value}")
+    return 1 if summary.violations else 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    try:
+        record = GameRecord.load(args.file)
+    except (OSError, RuleError) as error:
+        print(f"cannot read {args.file}: {error}", file=sys.stderr)
+        return 2
+    out = replay_summary(record)
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print(f"{out['applied']} actions applied")
+        if "error" in out:
+            failed = out["error"]
+            print(f"action {failed['index']}: {failed['code']}: {failed['message']}")
+        sheet = out.get("score_sheet", {})
+        for row in sheet.get("rounds", []):
+            print(row)
+        print("totals:", sheet.get("totals"))
+    return 0 if out["ok"] else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sahrat", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    sim = commands.add_parser("simulate", help="self-play matches with every invariant checked")
+    sim.add_argument("--game", choices=GAMES, default="konkan")
+    sim.add_argument("--players", type=int, choices=(2, 3, 4), default=None)
+    sim.add_argument("--matches", type=int, default=10)
+    sim.add_argument("--seed", default="1")
+    sim.add_argument("--json", action="store_true", help="print the summary as JSON")
+    sim.add_argument("--progress", action="store_true", help="show a progress bar")
+    sim.add_argument("--no-check", action="store_true", help="skip the invariant checks")
+    sim.set_defaults(run=_simulate)
+
+    rep = commands.add_parser("replay", help="replay a game record")
+    rep.add_argument("file")
+    rep.add_argument("--json", action="store_true", help="print the result as JSON")
+    rep.set_defaults(run=_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,332 @@
+"""Meld search over a Konkan hand: the best opening, and going out as a Hand or Konkan.
+
+Enumerating every lay-down is exponential, so the engine validates what a
+player proposes (:mod:`sahrat.rules.konkan`); this module is the helper that
+bots and the browser use to *find* melds.
+
+The search works on card faces, not card identities: a hand is encoded as
+one integer with two bits per face (two decks: up to 2 copies of a face)
+plus a joker count. A depth-first search takes the lowest face still in the
+hand and either keeps one copy of it or puts it in a meld whose other real
+cards are all higher faces — so every partition is seen once — with the
+results memoised on the remaining hand.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import SUITS, Card, Rank, Suit
+from .melds import ACE_HIGH, AceValue, Meld, build_meld
+
+JOKER = -1
+NEG = -(10**9)
+
+
+def face_index(card: Card) -> int:
+    """0..51: suit-major, rank-minor (the ace is the lowest face of its suit)."""
+    assert card.rank is not None and card.suit is not None
+    return card.suit.index * 13 + int(card.rank) - 1
+
+
+def _face_suit(face: int) -> int:
+    return face // 13
+
+
+def _face_rank(face: int) -> int:
+    return face % 13 + 1
+
+
+def _encode(cards: Sequence[Card]) -> tuple[int, int]:
+    mask = 0
+    jokers = 0
+    for card in cards:
+        if card.is_joker:
+            jokers += 1
+        else:
+            mask += 1 << (2 * face_index(card))
+    return mask, jokers
+
+
+def _count(mask: int, face: int) -> int:
+    return (mask >> (2 * face)) & 3
+
+
+def _position_value(position: int, low_run: bool, ace: AceValue) -> int:
+    if position in (1, ACE_HIGH):
+        if ace is AceValue.ALWAYS_11:
+            return 11
+        return 1 if low_run else 10
+    return min(position, 10)
+
+
+def _face_at(suit: int, position: int) -> int:
+    rank = 1 if position == ACE_HIGH else position
+    return suit * 13 + rank - 1
+
+
+# A candidate meld: (faces in table order with JOKER for the joker, value, jokers used).
+Candidate = tuple[tuple[int, ...], int, int]
+
+
+def _runs_from(mask: int, jokers: int, face: int, ace: AceValue) -> list[Candidate]:
+    """Runs whose lowest real face is ``face`` (present in ``mask``), at most one joker.
+
+    From a card at position P the run grows upward; a joker may stand below
+    P, in one gap, or above the top. A real ace-high run is found from the
+    ace itself (the lowest face of its suit), growing downward from 14.
+    """
+    suit = _face_suit(face)
+    rank = _face_rank(face)
+    out: list[Candidate] = []
+    _windows_up(mask, jokers, suit, rank, ace, out)
+    if rank == 1:
+        _windows_down_from_ace(mask, jokers, suit, ace, out)
+    return out
+
+
+def _present(mask: int, suit: int, position: int) -> bool:
+    return bool(_count(mask, _face_at(suit, position)))
+
+
+def _candidate(suit: int, lo: int, hi: int, joker_at: int | None, ace: AceValue) -> Candidate:
+    low_run = lo == 1
+    faces = tuple(JOKER if p == joker_at else _face_at(suit, p) for p in range(lo, hi + 1))
+    value = sum(_position_value(p, low_run, ace) for p in range(lo, hi + 1))
+    return faces, value, 0 if joker_at is None else 1
+
+
+def _windows_up(
+    mask: int, jokers: int, suit: int, start: int, ace: AceValue, out: list[Candidate]
+) -> None:
+    top = 13  # a real high ace is never above a non-ace start (it is a lower face)
+    missing: int | None = None
+    for hi in range(start + 1, min(start + 12, top) + 1):
+        if not _present(mask, suit, hi):
+            if missing is not None or not jokers:
+                break
+            missing = hi
+            continue
+        length = hi - start + 1
+        if missing is not None:
+            if length >= 3:
+                out.append(_candidate(suit, start, hi, missing, ace))
+            continue
+        if length >= 3:
+            out.append(_candidate(suit, start, hi, None, ace))
+        if jokers and length + 1 <= 13:
+            if start > 1:
+                out.append(_candidate(suit, start - 1, hi, start - 1, ace))
+            if hi + 1 <= 13 or (hi + 1 == ACE_HIGH and start > 1):
+                out.append(_candidate(suit, start, hi + 1, hi + 1, ace))
+
+
+def _windows_down_from_ace(
+    mask: int, jokers: int, suit: int, ace: AceValue, out: list[Candidate]
+) -> None:
+    missing: int | None = None
+    for lo in range(13, 1, -1):
+        if not _present(mask, suit, lo):
+            if missing is not None or not jokers:
+                break
+            missing = lo
+            continue
+        length = ACE_HIGH - lo + 1
+        if missing is not None:
+            if length >= 3:
+                out.append(_candidate(suit, lo, ACE_HIGH, missing, ace))
+            continue
+        if length >= 3:
+            out.append(_candidate(suit, lo, ACE_HIGH, None, ace))
+        if jokers and lo - 1 >= 2 and length + 1 <= 13:
+            out.append(_candidate(suit, lo - 1, ACE_HIGH, lo - 1, ace))
+
+
+def _sets_from(mask: int, jokers: int, face: int, ace: AceValue) -> list[Candidate]:
+    """Sets whose lowest real face is ``face`` (the other suits are higher faces)."""
+    rank = _face_rank(face)
+    suit = _face_suit(face)
+    card_value = (11 if ace is AceValue.ALWAYS_11 else 10) if rank == 1 else min(rank, 10)
+    others = [(s * 13 + rank - 1) for s in range(suit + 1, 4) if _count(mask, s * 13 + rank - 1)]
+    out: list[Candidate] = []
+    n = len(others)
+    for pick in range(1 << n):
+        chosen = [others[i] for i in range(n) if pick >> i & 1]
+        size = 1 + len(chosen)
+        if 3 <= size <= 4:
+            out.append(((face, *chosen), size * card_value, 0))
+        if jokers and 2 <= size <= 3:
+            out.append(((face, *chosen, JOKER), (size + 1) * card_value, 1))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Melds found (as lists of the hand's own cards) and their total value."""
+
+    melds: tuple[tuple[Card, ...], ...]
+    value: int
+    left: tuple[Card, ...]
+
+    @property
+    def cards_melded(self) -> int:
+        return sum(len(meld) for meld in self.melds)
+
+
+class _Search:
+    """One search over one hand; ``whole`` asks for a Hand (all but one real card melded)."""
+
+    def __init__(self, ace: AceValue, whole: bool) -> None:
+        self.ace = ace
+        self.whole = whole
+        self.memo: dict[tuple[int, int, int], tuple[int, tuple[Candidate, ...]]] = {}
+
+    def best(self, mask: int, jokers: int, kept: int) -> tuple[int, tuple[Candidate, ...]]:
+        """Best total value from the remaining hand; NEG when no valid finish."""
+        if mask == 0:
+            ok = kept == 1 and jokers == 0 if self.whole else kept >= 1
+            return (0, ()) if ok else (NEG, ())
+        key = (mask, jokers, min(kept, 1))
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        low_bit = (mask & -mask).bit_length() - 1
+        face = low_bit // 2
+        best_value: int = NEG
+        best_melds: tuple[Candidate, ...] = ()
+        # keep one copy of this face in hand
+        if not (self.whole and kept >= 1):
+            value, melds = self.best(mask - (1 << (2 * face)), jokers, kept + 1)
+            if value > best_value:
+                best_value, best_melds = value, melds
+        for candidate in _runs_from(mask, jokers, face, self.ace) + _sets_from(
+            mask, jokers, face, self.ace
+        ):
+            faces, value, used = candidate
+            rest = mask
+            for f in faces:
+                if f != JOKER:
+                    rest -= 1 << (2 * f)
+            sub_value, sub_melds = self.best(rest, jokers - used, kept)
+            if sub_value == NEG:
+                continue
+            if sub_value + value > best_value:
+                best_value, best_melds = sub_value + value, (candidate, *sub_melds)
+        result = (best_value, best_melds)
+        self.memo[key] = result
+        return result
+
+
+def _materialise(
+    hand: Sequence[Card], candidates: Sequence[Candidate]
+) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
+    pools: dict[int, list[Card]] = {}
+    jokers: list[Card] = []
+    for card in sorted(hand, key=lambda c: c.sort_key):
+        if card.is_joker:
+            jokers.append(card)
+        else:
+            pools.setdefault(face_index(card), []).append(card)
+    melds = []
+    for faces, _value, _used in candidates:
+        melds.append(tuple(jokers.pop(0) if f == JOKER else pools[f].pop(0) for f in faces))
+    left = tuple(card for pool in pools.values() for card in pool) + tuple(jokers)
+    return tuple(melds), left
+
+
+def best_melds(hand: Sequence[Card], ace: AceValue = AceValue.ALWAYS_11) -> SearchResult:
+    """The disjoint melds of highest total value that still leave a card to discard."""
+    mask, jokers = _encode(hand)
+    value, candidates = _Search(ace, whole=False).best(mask, jokers, 0)
+    if value == NEG:
+        return SearchResult((), 0, tuple(hand))
+    melds, left = _materialise(hand, candidates)
+    return SearchResult(melds, value, left)
+
+
+def best_opening(
+    hand: Sequence[Card], threshold: int, ace: AceValue = AceValue.ALWAYS_11
+) -> SearchResult | None:
+    """The highest-valued lay-down that meets ``threshold``, or ``None``."""
+    result = best_melds(hand, ace)
+    if not result.melds or result.value < threshold:
+        return None
+    return result
+
+
+def hand_out(hand: Sequence[Card], ace: AceValue = AceValue.ALWAYS_11) -> SearchResult | None:
+    """Melds using every card but one real card (to discard): going out as a Hand, or None."""
+    mask, jokers = _encode(hand)
+    if len(hand) < 4:
+        return None
+    value, candidates = _Search(ace, whole=True).best(mask, jokers, 0)
+    if value == NEG:
+        return None
+    melds, left = _materialise(hand, candidates)
+    return SearchResult(melds, value, left)
+
+
+def konkan_out(hand: Sequence[Card], ace: AceValue = AceValue.ALWAYS_11) -> SearchResult | None:
+    """A Konkan in a 15-card hand: a 10-run + 4-set or an 11-run + 3-set, one card left."""
+    if len(hand) != 15:
+        return None
+    jokers = sum(1 for card in hand if card.is_joker)
+    per_suit = Counter(card.suit for card in hand if not card.is_joker)
+    if not per_suit or max(per_suit.values()) + min(jokers, 1) < 10:
+        return None
+    for run_length, set_size in ((10, 4), (11, 3)):
+        for suit in SUITS:
+            for start in range(1, 16 - run_length):
+                found = _konkan_with_run(hand, suit, start, run_length, set_size, ace)
+                if found is not None:
+                    return found
+    return None
+
+
+def _konkan_with_run(
+    hand: Sequence[Card], suit: Suit, start: int, length: int, set_size: int, ace: AceValue
+) -> SearchResult | None:
+    pool = list(hand)
+    jokers = [card for card in pool if card.is_joker]
+    run: list[Card] = []
+    used_joker = False
+    for position in range(start, start + length):
+        rank = Rank.ACE if position == ACE_HIGH else Rank(position)
+        match = next((c for c in pool if c.rank is rank and c.suit is suit), None)
+        if match is None:
+            if used_joker or not jokers:
+                return None
+            match = jokers.pop(0)
+            used_joker = True
+        pool.remove(match)
+        run.append(match)
+    # the rest: one set of ``set_size`` (at most one joker) and one real card to discard
+    reals = [card for card in pool if not card.is_joker]
+    spare_jokers = [card for card in pool if card.is_joker]
+    if len(spare_jokers) > 1:
+        return None
+    for discard in reals:
+        rest = [card for card in reals if card is not discard] + spare_jokers
+        if len(rest) != set_size:
+            continue
+        try:
+            meld = build_meld(rest)
+        except ValueError:
+            continue
+        if meld.kind.value != "set":
+            continue
+        try:
+            run_meld = build_meld(run, joker_low=run[0].is_joker)
+        except ValueError:
+            return None
+        value = run_meld.value(ace) + meld.value(ace)
+        return SearchResult((tuple(run_meld.cards), tuple(meld.cards)), value, (discard,))
+    return None
+
+
+def meld_value(cards: Sequence[Card], ace: AceValue = AceValue.ALWAYS_11) -> int:
+    """The threshold value of a proposed meld (raises InvalidMeld if it is not one)."""
+    meld: Meld = build_meld(cards)
+    return meld.value(ace)
