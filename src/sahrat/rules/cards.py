@@ -227,9 +227,13 @@ def format_cards(cards: Iterable[Card]) -> str:
 
 def konkan_deck() -> list[Card]:
     """The 106 cards of Konkan in a fixed canonical order: two decks, two jokers."""
-    deck = [Card(rank, suit, copy) for copy in (0, 1) for suit in SUITS for rank in RANKS]
-    deck += [joker(0), joker(1)]
-    return deck
+    return list(_KONKAN_DECK)
+
+
+_KONKAN_DECK = tuple(
+    [Card(rank, suit, copy) for copy in (0, 1) for suit in SUITS for rank in RANKS]
+    + [Card(None, None, 0), Card(None, None, 1)]
+)
 
 
 CONQUIAN_RANKS: tuple[Rank, ...] = tuple(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from enum import Enum
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from .errors import BadOption
@@ -53,10 +54,16 @@ def _enum(name: str, value: Any, kind: type[Enum]) -> Any:
 
 
 def _to_json(options: object) -> dict[str, Any]:
+    return dict(_json_of(options))
+
+
+@lru_cache(maxsize=256)
+def _json_of(options: object) -> tuple[tuple[str, Any], ...]:
+    """Options are frozen, so their JSON form is computed once per distinct set."""
     out: dict[str, Any] = {}
     for key, value in asdict(options).items():  # type: ignore[call-overload]
         out[key] = value.value if isinstance(value, Enum) else value
-    return out
+    return tuple(out.items())
 
 
 @dataclass(frozen=True, slots=True)

@@ -116,6 +116,11 @@ def _windows_up(
             continue
         if length >= 3:
             out.append(_candidate(suit, start, hi, None, ace))
+            if jokers:
+                # The joker may stand for a card the hand holds, freeing that card
+                # for another meld (5S 6S JK 8S beside 5S' JK' 7S 8S').
+                for inner in range(start + 1, hi):
+                    out.append(_candidate(suit, start, hi, inner, ace))
         if jokers and length + 1 <= 13:
             if start > 1:
                 out.append(_candidate(suit, start - 1, hi, start - 1, ace))
@@ -140,6 +145,9 @@ def _windows_down_from_ace(
             continue
         if length >= 3:
             out.append(_candidate(suit, lo, ACE_HIGH, None, ace))
+            if jokers:
+                for inner in range(lo + 1, ACE_HIGH):
+                    out.append(_candidate(suit, lo, ACE_HIGH, inner, ace))
         if jokers and lo - 1 >= 2 and length + 1 <= 13:
             out.append(_candidate(suit, lo - 1, ACE_HIGH, lo - 1, ace))
 
