@@ -170,6 +170,58 @@ def _sets_from(mask: int, jokers: int, face: int, ace: AceValue) -> list[Candida
     return out
 
 
+_EVEN_BITS = int("01" * 13, 2)  # one bit per face of a suit: "is this face present"
+# A candidate with the mask of the real cards it uses and their largest possible worth.
+Entry = tuple[Candidate, int, int]
+_CANDIDATE_CACHE: dict[tuple[int, int, bool, AceValue], list[Entry]] = {}
+JOKER_MAX = 11  # no card is worth more than 11 in a meld
+
+
+def _face_max(face: int) -> int:
+    rank = _face_rank(face)
+    return 11 if rank == 1 else min(rank, 10)
+
+
+def _upper_bound(mask: int, jokers: int) -> int:
+    """No lay-down from these cards can be worth more than this."""
+    total = jokers * JOKER_MAX
+    face = 0
+    while mask:
+        count = mask & 3
+        if count:
+            total += count * _face_max(face)
+        mask >>= 2
+        face += 1
+    return total
+
+
+def _candidates(mask: int, jokers: int, face: int, ace: AceValue) -> list[Entry]:
+    """Every run and set whose lowest real face is ``face``, most valuable first, each
+    with the mask of the cards it uses. They depend only on which faces of that suit
+    and that rank are present, so they are computed once per pattern and shared."""
+    suit = _face_suit(face)
+    counts = (mask >> (26 * suit)) & ((1 << 26) - 1)
+    present = (counts | (counts >> 1)) & _EVEN_BITS
+    rank = _face_rank(face) - 1
+    for other in range(4):
+        if other != suit and _count(mask, other * 13 + rank):
+            present |= 1 << (26 + other)
+    key = (present, face, jokers > 0, ace)
+    found = _CANDIDATE_CACHE.get(key)
+    if found is None:
+        found = []
+        for candidate in _runs_from(mask, jokers, face, ace) + _sets_from(mask, jokers, face, ace):
+            reals = [f for f in candidate[0] if f != JOKER]
+            delta = sum(1 << (2 * f) for f in reals)
+            worth = sum(_face_max(f) for f in reals) + candidate[2] * JOKER_MAX
+            found.append((candidate, delta, worth))
+        found.sort(key=lambda entry: -entry[0][1])
+        if len(_CANDIDATE_CACHE) > 200_000:
+            _CANDIDATE_CACHE.clear()
+        _CANDIDATE_CACHE[key] = found
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     """Melds found (as lists of the hand's own cards) and their total value."""
@@ -191,8 +243,15 @@ class _Search:
         self.whole = whole
         self.memo: dict[tuple[int, int, int], tuple[int, tuple[Candidate, ...]]] = {}
 
-    def best(self, mask: int, jokers: int, kept: int) -> tuple[int, tuple[Candidate, ...]]:
-        """Best total value from the remaining hand; NEG when no valid finish."""
+    def best(
+        self, mask: int, jokers: int, kept: int, bound: int = -1
+    ) -> tuple[int, tuple[Candidate, ...]]:
+        """Best total value from the remaining hand; NEG when no valid finish.
+
+        ``bound`` is an upper bound of that value (computed when not given). A
+        branch that cannot beat the best found so far at this node is skipped;
+        that keeps every node's answer exact, so the memo stays sound.
+        """
         if mask == 0:
             ok = kept == 1 and jokers == 0 if self.whole else kept >= 1
             return (0, ()) if ok else (NEG, ())
@@ -200,28 +259,28 @@ class _Search:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
+        if bound < 0:
+            bound = _upper_bound(mask, jokers)
         low_bit = (mask & -mask).bit_length() - 1
         face = low_bit // 2
         best_value: int = NEG
         best_melds: tuple[Candidate, ...] = ()
-        # keep one copy of this face in hand
-        if not (self.whole and kept >= 1):
-            value, melds = self.best(mask - (1 << (2 * face)), jokers, kept + 1)
-            if value > best_value:
-                best_value, best_melds = value, melds
-        for candidate in _runs_from(mask, jokers, face, self.ace) + _sets_from(
-            mask, jokers, face, self.ace
-        ):
-            faces, value, used = candidate
-            rest = mask
-            for f in faces:
-                if f != JOKER:
-                    rest -= 1 << (2 * f)
-            sub_value, sub_melds = self.best(rest, jokers - used, kept)
+        for candidate, delta, worth in _candidates(mask, jokers, face, self.ace):
+            value = candidate[1]
+            rest_bound = bound - worth
+            if value + rest_bound <= best_value:
+                continue
+            sub_value, sub_melds = self.best(mask - delta, jokers - candidate[2], kept, rest_bound)
             if sub_value == NEG:
                 continue
             if sub_value + value > best_value:
                 best_value, best_melds = sub_value + value, (candidate, *sub_melds)
+        # or keep one copy of this face in hand
+        keep_bound = bound - _face_max(face)
+        if not (self.whole and kept >= 1) and keep_bound > best_value:
+            value, melds = self.best(mask - (1 << (2 * face)), jokers, kept + 1, keep_bound)
+            if value > best_value:
+                best_value, best_melds = value, melds
         result = (best_value, best_melds)
         self.memo[key] = result
         return result
