@@ -116,9 +116,11 @@ def _windows_up(
             continue
         if length >= 3:
             out.append(_candidate(suit, start, hi, None, ace))
-            if jokers:
-                # The joker may stand for a card the hand holds, freeing that card
-                # for another meld (5S 6S JK 8S beside 5S' JK' 7S 8S').
+            if jokers >= 2:
+                # A joker may stand for a card the hand holds, freeing that card for
+                # a meld that holds the other joker (5S 6S JK 8S beside 5S' JK' 7S 8S').
+                # With one joker this is never needed: the freed card and the joker
+                # can trade places, or the joker can stand at the run's end instead.
                 for inner in range(start + 1, hi):
                     out.append(_candidate(suit, start, hi, inner, ace))
         if jokers and length + 1 <= 13:
@@ -145,7 +147,7 @@ def _windows_down_from_ace(
             continue
         if length >= 3:
             out.append(_candidate(suit, lo, ACE_HIGH, None, ace))
-            if jokers:
+            if jokers >= 2:
                 for inner in range(lo + 1, ACE_HIGH):
                     out.append(_candidate(suit, lo, ACE_HIGH, inner, ace))
         if jokers and lo - 1 >= 2 and length + 1 <= 13:
@@ -173,7 +175,7 @@ def _sets_from(mask: int, jokers: int, face: int, ace: AceValue) -> list[Candida
 _EVEN_BITS = int("01" * 13, 2)  # one bit per face of a suit: "is this face present"
 # A candidate with the mask of the real cards it uses and their largest possible worth.
 Entry = tuple[Candidate, int, int]
-_CANDIDATE_CACHE: dict[tuple[int, int, bool, AceValue], list[Entry]] = {}
+_CANDIDATE_CACHE: dict[tuple[int, int, int, AceValue], list[Entry]] = {}
 JOKER_MAX = 11  # no card is worth more than 11 in a meld
 
 
@@ -199,14 +201,14 @@ def _candidates(mask: int, jokers: int, face: int, ace: AceValue) -> list[Entry]
     """Every run and set whose lowest real face is ``face``, most valuable first, each
     with the mask of the cards it uses. They depend only on which faces of that suit
     and that rank are present, so they are computed once per pattern and shared."""
-    suit = _face_suit(face)
-    counts = (mask >> (26 * suit)) & ((1 << 26) - 1)
+    suit = face // 13
+    counts = (mask >> (26 * suit)) & 0x3FFFFFF
     present = (counts | (counts >> 1)) & _EVEN_BITS
-    rank = _face_rank(face) - 1
-    for other in range(4):
-        if other != suit and _count(mask, other * 13 + rank):
+    rank_shift = 2 * (face % 13)
+    for other in range(suit + 1, 4):  # lower suits are empty: ``face`` is the lowest card
+        if (mask >> (26 * other + rank_shift)) & 3:
             present |= 1 << (26 + other)
-    key = (present, face, jokers > 0, ace)
+    key = (present, face, jokers if jokers < 2 else 2, ace)
     found = _CANDIDATE_CACHE.get(key)
     if found is None:
         found = []
@@ -235,55 +237,101 @@ class SearchResult:
         return sum(len(meld) for meld in self.melds)
 
 
-class _Search:
-    """One search over one hand; ``whole`` asks for a Hand (all but one real card melded)."""
+# The melds of a solution as a linked list (candidate, rest): cheap to extend.
+Chain = tuple[Candidate, "Chain"] | None
+_FACE_MAX = [11 if face % 13 == 0 else min(face % 13 + 1, 10) for face in range(52)]
 
-    def __init__(self, ace: AceValue, whole: bool) -> None:
-        self.ace = ace
-        self.whole = whole
-        self.memo: dict[tuple[int, int, int], tuple[int, tuple[Candidate, ...]]] = {}
 
-    def best(
-        self, mask: int, jokers: int, kept: int, bound: int = -1
-    ) -> tuple[int, tuple[Candidate, ...]]:
-        """Best total value from the remaining hand; NEG when no valid finish.
+def _search(
+    mask: int, jokers: int, kept: int, ace: AceValue, whole: bool
+) -> tuple[int, tuple[Candidate, ...]]:
+    """Best total value of melds from ``mask`` + ``jokers``; NEG when no valid finish.
 
-        ``bound`` is an upper bound of that value (computed when not given). A
-        branch that cannot beat the best found so far at this node is skipped;
-        that keeps every node's answer exact, so the memo stays sound.
-        """
+    Depth-first over the lowest card: put it in a meld whose other cards are all
+    higher, or keep it. Results are memoised on (cards left, jokers left, kept
+    any). A branch whose upper bound cannot beat the best found so far at its
+    node is skipped, which keeps every node's answer exact, so the memo is sound.
+    ``whole`` asks for a Hand: exactly one card kept, a real one.
+    """
+    memo: dict[tuple[int, int, int], tuple[int, Chain]] = {}
+    face_max = _FACE_MAX
+    candidates = _candidates
+
+    def best(mask: int, jokers: int, kept: int, bound: int) -> tuple[int, Chain]:
         if mask == 0:
-            ok = kept == 1 and jokers == 0 if self.whole else kept >= 1
-            return (0, ()) if ok else (NEG, ())
-        key = (mask, jokers, min(kept, 1))
-        hit = self.memo.get(key)
+            ok = (kept == 1 and jokers == 0) if whole else kept >= 1
+            return (0, None) if ok else (NEG, None)
+        key = (mask, jokers, kept)
+        hit = memo.get(key)
         if hit is not None:
             return hit
-        if bound < 0:
-            bound = _upper_bound(mask, jokers)
-        low_bit = (mask & -mask).bit_length() - 1
-        face = low_bit // 2
-        best_value: int = NEG
-        best_melds: tuple[Candidate, ...] = ()
-        for candidate, delta, worth in _candidates(mask, jokers, face, self.ace):
+        face = ((mask & -mask).bit_length() - 1) >> 1
+        best_value = NEG
+        best_chain: Chain = None
+        for candidate, delta, worth in candidates(mask, jokers, face, ace):
             value = candidate[1]
             rest_bound = bound - worth
             if value + rest_bound <= best_value:
                 continue
-            sub_value, sub_melds = self.best(mask - delta, jokers - candidate[2], kept, rest_bound)
-            if sub_value == NEG:
-                continue
-            if sub_value + value > best_value:
-                best_value, best_melds = sub_value + value, (candidate, *sub_melds)
-        # or keep one copy of this face in hand
-        keep_bound = bound - _face_max(face)
-        if not (self.whole and kept >= 1) and keep_bound > best_value:
-            value, melds = self.best(mask - (1 << (2 * face)), jokers, kept + 1, keep_bound)
-            if value > best_value:
-                best_value, best_melds = value, melds
-        result = (best_value, best_melds)
-        self.memo[key] = result
-        return result
+            sub_value, sub_chain = best(mask - delta, jokers - candidate[2], kept, rest_bound)
+            if sub_value != NEG and sub_value + value > best_value:
+                best_value, best_chain = sub_value + value, (candidate, sub_chain)
+        keep_bound = bound - face_max[face]
+        if not (whole and kept) and keep_bound > best_value:
+            sub_value, sub_chain = best(mask - (1 << (2 * face)), jokers, 1, keep_bound)
+            if sub_value > best_value:
+                best_value, best_chain = sub_value, sub_chain
+        memo[key] = (best_value, best_chain)
+        return best_value, best_chain
+
+    value, chain = best(mask, jokers, min(kept, 1), _upper_bound(mask, jokers))
+    melds: list[Candidate] = []
+    while chain is not None:
+        melds.append(chain[0])
+        chain = chain[1]
+    return value, tuple(melds)
+
+
+def _isolated(mask: int) -> int:
+    """The cards (as a mask) that no meld can use: no card of the same rank in another
+    suit, and no card of the same suit within two ranks (a joker fills one gap)."""
+    out = 0
+    for face in range(52):
+        count = _count(mask, face)
+        if not count:
+            continue
+        suit, rank = _face_suit(face), _face_rank(face)
+        partner = any(_count(mask, s * 13 + rank - 1) for s in range(4) if s != suit)
+        if not partner:
+            for step in (-2, -1, 1, 2):
+                other = rank + step
+                if other == 0:
+                    other = 13  # the ace's neighbours: 2 3 below, K Q above when high
+                elif other == -1:
+                    other = 12
+                elif other in (14, 15):
+                    other -= 13
+                if 1 <= other <= 13 and other != rank and _count(mask, suit * 13 + other - 1):
+                    partner = True
+                    break
+        if not partner:
+            out += count << (2 * face)
+    return out
+
+
+def _run_search(
+    mask: int, jokers: int, ace: AceValue, whole: bool
+) -> tuple[int, tuple[Candidate, ...]]:
+    """Search the cards that can meld; the others stay in the hand (and count as kept)."""
+    isolated = _isolated(mask)
+    kept = 0
+    rest = isolated
+    while rest:
+        kept += rest & 3
+        rest >>= 2
+    if whole and kept > 1:
+        return NEG, ()
+    return _search(mask - isolated, jokers, kept, ace, whole)
 
 
 def _materialise(
@@ -306,7 +354,7 @@ def _materialise(
 def best_melds(hand: Sequence[Card], ace: AceValue = AceValue.ALWAYS_11) -> SearchResult:
     """The disjoint melds of highest total value that still leave a card to discard."""
     mask, jokers = _encode(hand)
-    value, candidates = _Search(ace, whole=False).best(mask, jokers, 0)
+    value, candidates = _run_search(mask, jokers, ace, whole=False)
     if value == NEG:
         return SearchResult((), 0, tuple(hand))
     melds, left = _materialise(hand, candidates)
@@ -328,7 +376,7 @@ def hand_out(hand: Sequence[Card], ace: AceValue = AceValue.ALWAYS_11) -> Search
     mask, jokers = _encode(hand)
     if len(hand) < 4:
         return None
-    value, candidates = _Search(ace, whole=True).best(mask, jokers, 0)
+    value, candidates = _run_search(mask, jokers, ace, whole=True)
     if value == NEG:
         return None
     melds, left = _materialise(hand, candidates)
