@@ -163,6 +163,21 @@ _CONTAINING: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
+# The 3-card melds holding each card. A card can join a group of cards in some meld only
+# if one of these fits the group: any set or run holding the card holds a 3-card one.
+_TRIPLES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(m for m in _CONTAINING[i] if m.bit_count() == MIN_MELD) for i in range(DECK_SIZE)
+)
+
+
+def _may_fit(index: int, pool: int) -> bool:
+    """A quick necessary test: some 3-card meld holds card ``index`` within ``pool``."""
+    for triple in _TRIPLES[index]:  # noqa: SIM110 (a loop is faster than any())
+        if triple & pool == triple:
+            return True
+    return False
+
+
 def _covers(mask: int) -> bool:
     """Can every card of ``mask`` be put in disjoint valid melds?
 
@@ -277,7 +292,9 @@ def _flat(groups: Iterable[Iterable[T]]) -> list[T]:
 def fits_melds(melds: Iterable[Iterable[Card]], card: Card) -> bool:
     """Can ``card`` join these open melds, rearranging them, with no hand card (§2.4)?"""
     opened = mask_of(_flat(melds))
-    return bool(opened) and _covers(opened | 1 << card_index(card))
+    bit = card_index(card)
+    pool = opened | 1 << bit
+    return bool(opened) and _may_fit(bit, pool) and _covers(pool)
 
 
 def can_reach_eleven(melds: Iterable[Iterable[Card]], hand: Iterable[Card], card: Card) -> bool:
@@ -295,8 +312,7 @@ def best_take(
     bit = card_index(card)
     required = mask_of(_flat(melds)) | 1 << bit
     optional = mask_of(hand) & ~required if use_hand else 0
-    pool = required | optional
-    if not any(meld & pool == meld for meld in _CONTAINING[bit]):
+    if not _may_fit(bit, required | optional):
         return None  # the common case, answered without a search
     found = _best_cover(required, optional, {})
     return None if found is None else _sorted_melds(found[1])
@@ -460,7 +476,9 @@ def forceable(state: ConquianState, seat: int, card: Card | None = None) -> bool
     if card is None:
         return False
     opened = state.open_masks[seat]
-    return bool(opened) and _covers(opened | 1 << card_index(card))
+    bit = card_index(card)
+    pool = opened | 1 << bit
+    return bool(opened) and _may_fit(bit, pool) and _covers(pool)
 
 
 # --- starting a match and dealing ------------------------------------------------------
