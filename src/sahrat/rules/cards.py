@@ -14,8 +14,7 @@ Text form (round-trips: ``Card.parse(str(card)) == card``):
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from enum import Enum, IntEnum
 
 from .errors import BadCard
@@ -244,10 +243,3 @@ CONQUIAN_RANKS: tuple[Rank, ...] = tuple(
 def conquian_deck() -> list[Card]:
     """The 40 cards of Conquian (one deck without 8, 9 and 10), canonical order."""
     return [Card(rank, suit, 0) for suit in SUITS for rank in CONQUIAN_RANKS]
-
-
-def shuffled(cards: Sequence[Card], rng: random.Random) -> list[Card]:
-    """A shuffled copy, drawn from the given generator (never the global one)."""
-    out = list(cards)
-    rng.shuffle(out)
-    return out

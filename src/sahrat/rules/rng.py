@@ -1,18 +1,29 @@
-"""Deterministic randomness for the engine.
+"""Deterministic, verifiable randomness for the engine.
 
-The engine never touches the global random state. A game has one seed (in
-production drawn from :mod:`secrets` by the server; in tests any string), and
-every shuffle draws from a generator derived from that seed and what the
-shuffle is for (``"deal", round, redeal`` or ``"reshuffle", round, n``). The
-derivation is SHA-256, so knowing one shuffle tells nothing about another,
-and publishing the seed after a match lets anyone re-derive every shuffle.
+The engine never touches the global random state. A match has one secret
+seed (in production 256 bits from :mod:`secrets`; in tests any string), and
+every random choice draws from a stream derived from that seed and what the
+choice is for (``"deal", n`` or ``"reshuffle", deal, n`` or ``"first_dealer"``).
+
+The stream is SHA-256 in counter mode: block ``i`` of the stream for
+``purpose`` is ``SHA-256(seed "/" purpose parts joined by "/" "#" i)``, read
+as four big-endian 64-bit numbers. A number below ``n`` is taken by
+rejection (``x < 2**64 - 2**64 % n`` then ``x % n``), so every value is
+equally likely, and a shuffle is Fisher–Yates from the last position down.
+This is the whole algorithm: anyone can re-implement it in a few lines of
+any language to check a published match (``docs/fairness.md``). Knowing one
+stream tells nothing about another, or about the seed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import random
 import secrets
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_LIMIT = 1 << 64
 
 
 def new_seed() -> str:
@@ -20,12 +31,46 @@ def new_seed() -> str:
     return secrets.token_hex(32)
 
 
-def rng_for(seed: str, *purpose: object) -> random.Random:
-    """A generator that depends only on ``seed`` and ``purpose``."""
-    label = "/".join([seed, *(str(part) for part in purpose)])
-    return random.Random(hashlib.sha256(label.encode("utf-8")).digest())
-
-
 def seed_commitment(seed: str) -> str:
     """The SHA-256 of a seed: shown before play, checked against the seed revealed after."""
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+class SeedStream:
+    """Uniform random numbers drawn from SHA-256 of (seed, purpose, counter)."""
+
+    __slots__ = ("_block", "_counter", "_label", "_numbers")
+
+    def __init__(self, seed: str, *purpose: object) -> None:
+        self._label = "/".join([seed, *(str(part) for part in purpose)]).encode("utf-8")
+        self._counter = 0
+        self._numbers: list[int] = []
+
+    def _next64(self) -> int:
+        if not self._numbers:
+            digest = hashlib.sha256(self._label + b"#" + str(self._counter).encode()).digest()
+            self._counter += 1
+            self._numbers = [int.from_bytes(digest[i : i + 8], "big") for i in range(24, -1, -8)]
+        return self._numbers.pop()
+
+    def randrange(self, n: int) -> int:
+        """A number in ``0..n-1``, each equally likely."""
+        if n <= 0:
+            raise ValueError("randrange needs a positive bound")
+        cutoff = _LIMIT - _LIMIT % n
+        while True:
+            x = self._next64()
+            if x < cutoff:
+                return x % n
+
+    def shuffle(self, items: list[T]) -> None:
+        """Fisher–Yates in place: for i from the last index down to 1, swap i with
+        a uniform j in 0..i."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.randrange(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+def rng_for(seed: str, *purpose: object) -> SeedStream:
+    """The stream for one purpose of one seed."""
+    return SeedStream(seed, *purpose)
