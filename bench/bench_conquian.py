@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from sahrat.bots.simple_conquian import act
 from sahrat.rules import conquian
 from sahrat.rules.cards import CONQUIAN_RANKS, Card, Suit
-from sahrat.rules.conquian import Phase, Take, apply, best_take, can_reach_eleven, new_game
+from sahrat.rules.conquian import Action, Phase, Take, apply, best_take, can_reach_eleven, new_game
 
 RUNS = 5
 SECONDS = 2.0  # per self-play run
@@ -39,11 +39,8 @@ def pin_one_core() -> None:
         os.sched_setaffinity(0, {0})
 
 
-def spread(values: Sequence[float], unit: str = "") -> str:
-    return (
-        f"{statistics.median(values):,.0f}{unit} "
-        f"[{min(values):,.0f}–{max(values):,.0f}]{unit and ''}"
-    )
+def spread(values: Sequence[float]) -> str:
+    return f"{statistics.median(values):,.0f} [{min(values):,.0f}–{max(values):,.0f}]"
 
 
 def random_selfplay(run: int) -> tuple[float, float]:
@@ -57,7 +54,7 @@ def random_selfplay(run: int) -> tuple[float, float]:
         state = new_game(seed=f"bench-{run}-{match}")
         match += 1
         while not state.over:
-            action = None
+            action: Action | None = None
             if state.phase in takeable and rng.random() < 0.5:
                 seat = state.turn
                 melds = best_take(state.melds[seat], state.hands[seat], state.face_up)  # type: ignore[arg-type]
@@ -92,7 +89,7 @@ def rlcard_selfplay(run: int) -> tuple[float, float] | None:
     """Games/s and steps/s of RLCard's gin rummy, random legal actions, for ``SECONDS``."""
     try:
         import numpy as np
-        from rlcard.games.gin_rummy.game import GinRummyGame
+        from rlcard.games.gin_rummy.game import GinRummyGame  # type: ignore[import-untyped]
     except ImportError:
         return None
     game = GinRummyGame()
