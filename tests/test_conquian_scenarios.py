@@ -379,6 +379,7 @@ def test_romanian_example_a_5_is_forced_onto_5_5_5() -> None:
     state = play(five_set_down("5C"), Refuse(1), Pass(1))
     state = play(state, Refuse(0))
     assert (state.phase, to_act(state), state.face_up) == (Phase.FORCE, 1, card("5C"))
+    assert view(state, 1)["question"] == {"about": 0, "after": "refuse"}
     assert simple_actions(state) == [Force(1), DeclineForce(1)]
     state = play(state, Force(1))
     assert (state.phase, to_act(state)) == (Phase.FORCED, 0)
@@ -411,6 +412,7 @@ def test_forcing_applies_to_a_card_the_player_turned_up() -> None:
     assert state.face_up == card("5C") and state.phase is Phase.TURNED_UP
     forcing = play(state, Pass(0))
     assert (forcing.phase, to_act(forcing)) == (Phase.FORCE, 1)
+    assert view(forcing, None)["question"] == {"about": 0, "after": "pass"}
     forced = play(forcing, Force(1))
     assert forced.phase is Phase.FORCED and to_act(forced) == 0
     # declined, the pass stands: 5C is now seat 1's to take or refuse

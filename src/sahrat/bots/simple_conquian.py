@@ -71,7 +71,7 @@ def _should_force(
     their_hand = view["hand_counts"][1 - seat]
     if their_hand < 2:
         return False  # 0: forcing gives them 11; 1: it leaves them 10 down, one card away
-    was_passed = view.get("face_up_how") == "turned_up"
+    was_passed = view.get("question", {}).get("after") == "pass"
     return not (was_passed and best_take(mine, hand, card) is not None)
 
 

@@ -970,6 +970,9 @@ def view(state: ConquianState, seat: int | None) -> dict[str, Any]:
         "match_over": over,
         "winner": state.match_winner,
     }
+    if state.phase is Phase.FORCE:  # whom the question is about, and what they did
+        after = "pass" if state.face_up_how is FaceUp.TURNED_UP else "refuse"
+        data["question"] = {"about": 1 - state.turn, "after": after}
     if seat is not None:
         if seat not in (0, 1):
             raise BadAction(f"seat {seat} is not a seat at this table")
