@@ -149,13 +149,13 @@ def test_refused_moves_leave_the_state_unchanged(seed: str, data: st.DataObject)
         )
         raw: dict[str, Any] = {"seat": seat, "type": kind}
         if kind == "take":
-            pool = [str(c) for c in [*state.hands[seat], *state.stock[:3]]]
+            pool = ["KS", "8H"] + [str(c) for c in [*state.hands[seat], *state.stock[:3]]]
             if state.face_up is not None:
                 pool.append(str(state.face_up))
             raw["melds"] = [data.draw(st.lists(st.sampled_from(pool), max_size=4))]
         if kind == "discard":
             raw["card"] = data.draw(
-                st.sampled_from([str(c) for c in [*state.hands[0], *state.hands[1]]])
+                st.sampled_from(["KS"] + [str(c) for c in [*state.hands[0], *state.hands[1]]])
             )
         snapshot = state.clone()
         try:
