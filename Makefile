@@ -25,7 +25,9 @@ test: lint
 	$(BIN)/pytest -n 2 -q
 
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/pip install --quiet -r bench/requirements.txt
+	$(BIN)/python bench/bench_konkan.py
+	$(BIN)/python bench/bench_conquian.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -80,3 +80,15 @@ def test_simulate_json_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["rounds"] >= 15
     for key in ("hands", "konkans", "void_rounds"):
         assert isinstance(out[key], int)
+
+
+def test_simulate_conquian_counts_deals_draws_and_forces(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["simulate", "--game", "conquian", "--matches", "10", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["matches"] == 10
+    assert out["invariant_violations"] == 0
+    assert out["deals"] == out["won_deals"] + out["drawn_deals"]
+    assert out["won_deals"] >= 30  # a match needs 3 won deals
+    assert isinstance(out["forced_takes"], int)

@@ -106,11 +106,13 @@ def play_match(
         report.actions += 1
         for event in events:
             report.events[event.type] += 1
+            if event.type == "deal_end":  # Conquian: a won deal names its winner
+                report.finishes["draw" if event.seat is None else "win"] += 1
         if check:
             report.violations += [f"{seed}#{report.actions}: {p}" for p in _check(engine, state)]
     report.winner = getattr(state, "match_winner", None)
-    if hasattr(state, "results"):
-        report.rounds = len(state.results)
+    report.rounds = len(state.results)
+    if game != "conquian":
         for result in state.results:
             report.finishes[result.finish.value] += 1
     if check:
@@ -183,7 +185,15 @@ class Summary:
             "wins_by_seat": {str(k): v for k, v in sorted(self.wins_by_seat.items())},
             "events": dict(sorted(self.events.items())),
         }
-        if self.game != "conquian":
+        if self.game == "conquian":
+            out |= {
+                "deals": self.finishes["win"] + self.finishes["draw"],
+                "won_deals": self.finishes["win"],
+                "drawn_deals": self.finishes["draw"],
+                "forced_takes": self.events["force"],
+                "declined_forces": self.events["decline_force"],
+            }
+        else:
             out |= {
                 "rounds": self.rounds,
                 "hands": self.finishes["hand"],

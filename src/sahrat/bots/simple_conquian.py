@@ -2,7 +2,9 @@
 
 * Facing a card (its own, the opponent's, or forced on it) it takes it whenever the
   card can be melded, laying as many hand cards as it can (so a possible win is
-  always taken); otherwise it refuses or passes.
+  always taken); otherwise it refuses or passes. A card that only joins its open
+  melds is let go when every hand card still has a partner (the discard would
+  break up a meld in the making); the opponent may then force it.
 * Asked whether to force, it forces when that hurts: the opponent must then lay the
   card and discard from a hand of two or more. It never forces a card that would give
   the opponent the win or leave them with 10 down, and it lets a passed card come to
@@ -48,7 +50,9 @@ def act(view: Mapping[str, Any]) -> Action:
     if phase in ("choose", "turned_up", "forced"):
         assert face_up is not None
         arrangement = best_take(mine, hand, face_up)
-        if arrangement is not None:
+        if arrangement is not None and (
+            phase == "forced" or _worth_taking(arrangement, mine, hand)
+        ):
             return Take(seat, arrangement)
         if phase == "forced":  # cannot happen: a forced card fits the open melds
             raise BadAction(f"{face_up} was forced but does not fit")
@@ -59,6 +63,18 @@ def act(view: Mapping[str, Any]) -> Action:
     if phase == "discard":
         return Discard(seat, least_useful(hand, mine, theirs))
     raise BadAction(f"nothing to do in phase {phase!r}")
+
+
+def _worth_taking(
+    arrangement: Sequence[Sequence[Card]], mine: Sequence[Sequence[Card]], hand: Sequence[Card]
+) -> bool:
+    """Take unless the card only joins the open melds, does not win, and every hand card
+    still has a partner: then the discard it costs would break up a meld in the making,
+    so the card is let go (and the opponent may force it)."""
+    laid = sum(len(meld) for meld in arrangement)
+    if laid >= 11 or laid > sum(len(meld) for meld in mine) + 1:
+        return True
+    return any(_partners(card, hand) == 0 for card in hand)
 
 
 def _should_force(
