@@ -587,7 +587,7 @@ def _deal(state: ConquianState, events: list[Event]) -> None:
         )
     )
     for seat in (0, 1):
-        events.append(Event("hand", seat, {"count": HAND_SIZE}, {"cards": _strs(hands[seat])}))
+        events.append(Event("dealt", seat, {"count": HAND_SIZE}, {"cards": _strs(hands[seat])}))
     _turn_up(state, first, events)
 
 

@@ -27,6 +27,12 @@ Hand family expect):
 * **Empty stock.** A draw from an empty stock turns the discard pile (all
   but its top card) into a new stock; when the table's reshuffles are used
   up, or there is nothing to reshuffle, the round ends void (§1.8).
+* **A swapped joker that must be laid** (option): the swap action carries
+  the melds or lay-offs that use the joker, and is refused whole without
+  them, so nobody is left holding a joker they may neither keep nor discard.
+* **The turn timer** draws, then discards the card drawn; when that is a
+  joker (or it was laid, or the opener had no draw) it discards the
+  highest-valued card that is not a joker.
 * **Redeal** (option): claimed by the holder at the start of their first
   turn of the round; the same dealer deals again and the round is not
   counted.
@@ -434,7 +440,7 @@ def _deal(state: KonkanState, events: list[Event]) -> None:
         )
     )
     for seat, hand in enumerate(hands):
-        events.append(Event("hand", seat, {"count": len(hand)}, {"cards": _strs(hand)}))
+        events.append(Event("dealt", seat, {"count": len(hand)}, {"cards": _strs(hand)}))
 
 
 def _start_turn(state: KonkanState) -> None:
