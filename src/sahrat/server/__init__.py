@@ -1,0 +1,1 @@
+"""The multiplayer server: REST for players and tables, a WebSocket per seat."""

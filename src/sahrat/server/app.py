@@ -1,0 +1,45 @@
+"""The FastAPI application: REST routers, the WebSocket endpoint, and start-up.
+
+At start-up the database is migrated (Alembic), then the hub reloads every
+unfinished table from its event log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from sahrat import __version__
+from sahrat.settings import Settings, get_settings
+from sahrat.store.db import make_engine
+
+from . import routes, ws
+from .hub import Hub
+from .migrate import migrate
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await migrate(settings.database_url)
+        engine = make_engine(settings.database_url)
+        hub = Hub(settings, engine)
+        await hub.start()
+        app.state.hub = hub
+        app.state.ready = True
+        try:
+            yield
+        finally:
+            app.state.ready = False
+            await hub.stop()
+            await engine.dispose()
+
+    app = FastAPI(title="Sahrat", version=__version__, lifespan=lifespan)
+    app.state.ready = False
+    app.include_router(routes.router)
+    app.include_router(ws.router)
+    return app

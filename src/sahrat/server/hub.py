@@ -1,0 +1,162 @@
+"""The hub: every live table of this process, the event-log writer, and the database.
+
+At start-up the hub reloads every unfinished table from its event log (the
+engine is deterministic, so replaying the log rebuilds each match exactly)
+and re-arms the stored turn deadlines.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from sahrat.rules.errors import BadOption
+from sahrat.rules.record import GAMES, options_for
+from sahrat.settings import Settings
+from sahrat.store.db import make_sessions
+from sahrat.store.log import LogWriter
+from sahrat.store.models import GameTable, LogEntry, Seat, User
+
+from .table import Table, TableError
+
+log = logging.getLogger("sahrat.hub")
+
+
+class Hub:
+    def __init__(self, settings: Settings, engine: AsyncEngine) -> None:
+        self.settings = settings
+        self.db = engine
+        self.sessions = make_sessions(engine)
+        self.writer = LogWriter(self.sessions)
+        self.tables: dict[int, Table] = {}
+        self.names: dict[int, str] = {}
+        self.stats_moves = 0
+
+    async def start(self) -> None:
+        self.writer.start()
+        await self._load()
+
+    async def stop(self) -> None:
+        for table in self.tables.values():
+            table.close()
+        await self.writer.stop()
+
+    async def _load(self) -> None:
+        async with self.sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(GameTable).where(GameTable.status.in_(("waiting", "playing")))
+                )
+            ).all()
+            for row in rows:
+                seats = (await session.scalars(select(Seat).where(Seat.table_id == row.id))).all()
+                owners: list[int | None] = [None] * int(options_for(row.game, row.options).players)
+                for seat in seats:
+                    owners[seat.seat] = seat.user_id
+                await self._remember_names([o for o in owners if o is not None], session)
+                table = Table(
+                    self,
+                    table_id=row.id,
+                    game=row.game,
+                    options=row.options,
+                    private=row.private,
+                    invite_code=row.invite_code,
+                    creator_id=row.creator_id,
+                    status=row.status,
+                    seq=row.seq,
+                    seats=owners,
+                    deadline=row.deadline_at.timestamp() if row.deadline_at else None,
+                )
+                if row.status == "playing":
+                    entries = (
+                        await session.scalars(
+                            select(LogEntry)
+                            .where(LogEntry.table_id == row.id)
+                            .order_by(LogEntry.seq)
+                        )
+                    ).all()
+                    table.restore(entries)
+                self.tables[row.id] = table
+        log.info("loaded %d unfinished tables", len(self.tables))
+
+    async def _remember_names(self, user_ids: list[int], session: Any) -> None:
+        missing = [uid for uid in user_ids if uid not in self.names]
+        if missing:
+            for user in (await session.scalars(select(User).where(User.id.in_(missing)))).all():
+                self.names[user.id] = user.name
+
+    def remember_name(self, user_id: int, name: str) -> None:
+        self.names[user_id] = name
+
+    # --- tables ---------------------------------------------------------------------
+
+    async def create_table(
+        self, creator_id: int, game: str, options: dict[str, Any], private: bool, sit: bool = True
+    ) -> Table:
+        """A new table with validated options; raises BadOption naming a bad one."""
+        if game not in GAMES:
+            raise BadOption("game", f"must be one of {list(GAMES)}, not {game!r}")
+        values = dict(options)
+        if "turn_seconds" not in values:
+            values["turn_seconds"] = self.settings.default_turn_seconds
+        parsed = options_for(game, values)
+        stored = parsed.to_json()
+        invite_code = secrets.token_urlsafe(8) if private else None
+        async with self.sessions() as session, session.begin():
+            row = GameTable(
+                game=game,
+                options=stored,
+                private=private,
+                invite_code=invite_code,
+                creator_id=creator_id,
+                status="waiting",
+                seq=0,
+            )
+            session.add(row)
+            await session.flush()
+            table_id = row.id
+            await self._remember_names([creator_id], session)
+        table = Table(
+            self,
+            table_id=table_id,
+            game=game,
+            options=stored,
+            private=private,
+            invite_code=invite_code,
+            creator_id=creator_id,
+            status="waiting",
+            seq=0,
+            seats=[None] * int(parsed.players),
+        )
+        self.tables[table_id] = table
+        if sit:
+            await table.join(creator_id, None)
+        return table
+
+    def table(self, table_id: int) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError("no_such_table", f"there is no open table {table_id}", 404)
+        return table
+
+    def by_invite(self, code: str) -> Table:
+        for table in self.tables.values():
+            if table.invite_code is not None and secrets.compare_digest(table.invite_code, code):
+                return table
+        raise TableError("bad_invite", "no table has that invite code", 404)
+
+    def open_tables(self) -> list[Table]:
+        return [t for t in self.tables.values() if not t.private and t.status != "closed"]
+
+    async def store_seat(self, table_id: int, seat: int, user_id: int) -> None:
+        async with self.sessions() as session, session.begin():
+            session.add(Seat(table_id=table_id, seat=seat, user_id=user_id))
+            await self._remember_names([user_id], session)
+
+    async def remove_seat(self, table_id: int, seat: int) -> None:
+        async with self.sessions() as session, session.begin():
+            await session.execute(delete(Seat).where(Seat.table_id == table_id, Seat.seat == seat))

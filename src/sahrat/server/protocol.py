@@ -1,0 +1,119 @@
+"""The WebSocket protocol's messages (documented in ``docs/protocol.md``).
+
+Every server message is ``{"type", "seq", "payload"}`` where ``seq`` is the
+table's sequence number after the step it reports. Clients send commands
+with a client id (``cid``, for de-duplication) and the ``seq`` they saw.
+JSON schemas of these models are in ``docs/schemas/`` (``sahrat schemas``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# --- client → server ---------------------------------------------------------------
+
+
+class Command(BaseModel):
+    """Play an action for the connection's seat."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["command"]
+    cid: str = Field(min_length=1, max_length=64, description="client id, unique per command")
+    seq: int = Field(ge=0, description="the table's seq the client saw last")
+    action: dict[str, Any] = Field(
+        description='an engine action without its seat, e.g. {"type": "discard", '
+        '"card": "7H"} (docs/game-record.md)'
+    )
+
+
+class Ping(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["ping"]
+
+
+# --- server → client ------------------------------------------------------------------
+
+
+class ErrorInfo(BaseModel):
+    code: str = Field(description="stable machine-readable code")
+    message: str = Field(description="what was wrong, in plain English")
+
+
+class TableSeat(BaseModel):
+    seat: int
+    user_id: int | None
+    name: str | None
+    connected: bool
+    away: bool = Field(description="disconnected past the grace period")
+
+
+class TableInfo(BaseModel):
+    id: int
+    game: str
+    options: dict[str, Any]
+    private: bool
+    invite_code: str | None = Field(default=None, description="shown to seated players only")
+    status: Literal["waiting", "playing", "finished", "closed"]
+    coin_table: bool
+    creator_id: int
+    seats: list[TableSeat]
+    seq: int
+    seed_commitment: str | None = Field(
+        default=None, description="SHA-256 of the match's seed, revealed at match end"
+    )
+
+
+class Snapshot(BaseModel):
+    """Everything a connection needs to draw the table from scratch."""
+
+    table: TableInfo
+    seat: int | None = Field(description="the connection's seat; null for a spectator")
+    view: dict[str, Any] | None = Field(description="the engine's view for that seat")
+    deadline: float | None = Field(description="turn deadline, Unix seconds")
+
+
+class Update(BaseModel):
+    """An accepted step: what happened, as this seat may see it, and the new view."""
+
+    events: list[dict[str, Any]]
+    view: dict[str, Any]
+    deadline: float | None
+    by: Literal["player", "timer"]
+
+
+class Reply(BaseModel):
+    """The answer to one command (exactly one per command)."""
+
+    cid: str
+    ok: bool
+    error: ErrorInfo | None = None
+    snapshot: Snapshot | None = Field(default=None, description="sent with a stale error")
+
+
+class Resume(BaseModel):
+    """After a reconnect with ``since``: the missed updates, then a fresh snapshot."""
+
+    missed: list[Update]
+    snapshot: Snapshot
+
+
+class ServerMessage(BaseModel):
+    type: Literal["snapshot", "update", "reply", "resume", "table", "error", "pong", "bye"]
+    seq: int
+    payload: dict[str, Any]
+
+
+MESSAGE_PAYLOADS: dict[str, type[BaseModel] | None] = {
+    "snapshot": Snapshot,
+    "update": Update,
+    "reply": Reply,
+    "resume": Resume,
+    "table": TableInfo,
+    "error": ErrorInfo,
+    "pong": None,
+    "bye": ErrorInfo,
+}

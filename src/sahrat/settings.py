@@ -1,0 +1,45 @@
+"""Server settings, read from the environment (and a ``.env`` file) by pydantic-settings.
+
+Every setting has a default that runs a single embedded server; production
+sets at least ``DATABASE_URL`` (PostgreSQL, async driver).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DATA_DIR = Path("data")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    database_url: str = Field(
+        default=f"sqlite+aiosqlite:///{DATA_DIR / 'sahrat.db'}",
+        description="SQLAlchemy async URL: sqlite+aiosqlite:///path or "
+        "postgresql+asyncpg://user@host/db",
+    )
+    host: str = Field(default="127.0.0.1", alias="SAHRAT_HOST")
+    port: int = Field(default=8000, alias="SAHRAT_PORT")
+    grace_seconds: float = Field(
+        default=60.0,
+        alias="SAHRAT_GRACE_SECONDS",
+        description="how long a dropped player keeps the seat before being treated as gone",
+    )
+    token_hours: float = Field(default=24 * 30, alias="SAHRAT_TOKEN_HOURS")
+    max_message_bytes: int = Field(default=16_384, alias="SAHRAT_MAX_MESSAGE_BYTES")
+    default_turn_seconds: int = Field(default=30, alias="SAHRAT_DEFAULT_TURN_SECONDS")
+    turn_seconds_override: float | None = Field(
+        default=None,
+        alias="SAHRAT_TURN_SECONDS_OVERRIDE",
+        description="tests only: replace every table's turn limit by this many seconds",
+    )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
