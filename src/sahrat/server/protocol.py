@@ -80,7 +80,10 @@ class Update(BaseModel):
     """An accepted step: what happened, as this seat may see it, and the new view."""
 
     events: list[dict[str, Any]]
-    view: dict[str, Any]
+    view: dict[str, Any] | None = Field(
+        description="the engine's view after the step (null inside a resume's missed list; "
+        "the resume's snapshot has the current view)"
+    )
     deadline: float | None
     by: Literal["player", "timer"]
 

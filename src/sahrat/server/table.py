@@ -345,7 +345,15 @@ class Table:
     async def command(self, conn: Connection, command: Command) -> None:
         """Answer one command: exactly one reply, after any update it caused."""
         async with self.lock:
-            reply = await self._command(conn, command)
+            try:
+                reply = await self._command(conn, command)
+            except Exception:  # the log could not be written: nothing was applied
+                log.exception("table %s: command %s not saved", self.id, command.cid)
+                reply = _error(
+                    command.cid,
+                    "unavailable",
+                    "the move could not be saved and was not played; send it again",
+                )
         conn.send(self._message("reply", reply))
 
     async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
