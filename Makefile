@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/sahrat simulate --game konkan --players 4 --matches 20 --seed 1
+	$(BIN)/sahrat serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

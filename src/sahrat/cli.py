@@ -1,4 +1,5 @@
-"""The ``sahrat`` command: ``simulate`` self-play matches, ``replay`` a game record."""
+"""The ``sahrat`` command: ``serve`` the server, ``simulate`` self-play matches, ``replay`` a
+game record, write the protocol's JSON ``schemas``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from sahrat.rules.errors import RuleError
 from sahrat.rules.record import GAMES, GameRecord, replay_summary
@@ -55,6 +57,57 @@ def _replay(args: argparse.Namespace) -> int:
     return 0 if out["ok"] else 1
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from sahrat.settings import get_settings
+
+    settings = get_settings()
+    # The app migrates the database in its lifespan, before it accepts anything.
+    uvicorn.run(
+        "sahrat.server.app:create_app",
+        factory=True,
+        host=args.host or settings.host,
+        port=args.port or settings.port,
+        log_level=args.log_level,
+    )
+    return 0
+
+
+SCHEMA_MODELS = (
+    "Command",
+    "Ping",
+    "Snapshot",
+    "Update",
+    "Reply",
+    "Resume",
+    "TableInfo",
+    "ErrorInfo",
+    "ServerMessage",
+)
+
+
+def write_schemas(out: Path) -> list[Path]:
+    """Write the JSON schema of each protocol model to ``out/<Model>.json``."""
+    from sahrat.server import protocol
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in SCHEMA_MODELS:
+        model = getattr(protocol, name)
+        path = out / f"{name}.json"
+        text = json.dumps(model.model_json_schema(), indent=2, sort_keys=True, ensure_ascii=False)
+        path.write_text(text + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _schemas(args: argparse.Namespace) -> int:
+    for path in write_schemas(Path(args.out)):
+        print(path)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sahrat", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -73,6 +126,18 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file")
     rep.add_argument("--json", action="store_true", help="print the result as JSON")
     rep.set_defaults(run=_replay)
+
+    srv = commands.add_parser("serve", help="run the game server (migrates the database first)")
+    srv.add_argument("--host", default=None, help="default: SAHRAT_HOST or 127.0.0.1")
+    srv.add_argument("--port", type=int, default=None, help="default: SAHRAT_PORT or 8000")
+    srv.add_argument(
+        "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
+    )
+    srv.set_defaults(run=_serve)
+
+    sch = commands.add_parser("schemas", help="write the WebSocket protocol's JSON schemas")
+    sch.add_argument("--out", default="docs/schemas", help="folder (default: docs/schemas)")
+    sch.set_defaults(run=_schemas)
     return parser
 
 

@@ -1,0 +1,437 @@
+"""The REST API: players (accounts and tokens), tables, finished matches, health.
+
+Errors are ``{"detail": {"code", "message"}}`` with a fitting status. An
+invalid table option is a 422 in FastAPI's validation shape, naming the
+option: ``{"detail": [{"loc": ["body", "options", NAME], "msg", "type":
+"bad_option"}]}``. Every table operation goes to the table's actor through
+the hub (``request.app.state.hub``); the routes decide no rule themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response, status
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from sahrat.rules.errors import BadOption
+from sahrat.rules.record import GAMES
+from sahrat.store.models import GameTable, Match, User
+
+from .auth import (
+    CurrentUser,
+    bearer_token,
+    hash_password,
+    issue_token,
+    revoke_token,
+    user_for_token,
+    verify_password,
+)
+from .hub import Hub
+from .protocol import ErrorInfo, TableInfo
+from .table import TableError
+
+NAME_PATTERN = r"^[A-Za-z0-9_\-\u0600-\u06FF]{3,40}$"
+GUEST_ATTEMPTS = 8
+# Verified against when a login names no account, so that a wrong name costs
+# as long as a wrong password and the timing does not tell which it was.
+_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
+
+
+# --- dependencies ------------------------------------------------------------------------
+
+
+def get_hub(request: Request) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+HubDep = Annotated[Hub, Depends(get_hub)]
+Token = Annotated[str, Depends(bearer_token)]
+
+
+async def optional_user(request: Request, hub: HubDep) -> User | None:
+    """The caller if it sent a bearer token (a bad one is still a 401), else None."""
+    if not request.headers.get("authorization"):
+        return None
+    token = bearer_token(request)
+    async with hub.sessions() as session:
+        user = await user_for_token(session, token)
+    if user is None:
+        raise _error(
+            status.HTTP_401_UNAUTHORIZED, "bad_token", "the token is unknown, expired or revoked"
+        )
+    hub.remember_name(user.id, user.name)
+    return user
+
+
+MaybeUser = Annotated[User | None, Depends(optional_user)]
+
+
+# --- models ------------------------------------------------------------------------------
+
+
+class ErrorResponse(BaseModel):
+    detail: ErrorInfo
+
+
+class UserOut(BaseModel):
+    id: int
+    name: str
+    guest: bool
+
+
+class AuthOut(BaseModel):
+    token: str = Field(description="send it as `Authorization: Bearer <token>`")
+    user: UserOut
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(
+        pattern=NAME_PATTERN,
+        description="3 to 40 letters (Latin or Arabic), digits, '_' or '-'",
+        examples=["layla"],
+    )
+    password: str = Field(min_length=8, max_length=1024, examples=["correct horse"])
+
+
+class LoginBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(max_length=100)
+    password: str = Field(max_length=1024)
+
+
+class NewTable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    game: str = Field(description=f"one of {', '.join(GAMES)}", examples=["konkan"])
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="table options (docs: RULES.md §1.11, §2.6); omitted ones take defaults",
+        examples=[{"players": 2}],
+    )
+    private: bool = Field(default=False, description="unlisted; joined with its invite code")
+
+
+class JoinBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seat: int | None = Field(default=None, description="a free seat; the first free by default")
+
+
+class InviteBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    invite_code: str = Field(min_length=1, max_length=64)
+
+
+class StartBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    bots: bool = Field(default=True, description="fill the empty seats with bots")
+
+
+class MatchSummary(BaseModel):
+    id: int
+    table_id: int
+    game: str
+    winner_seat: int | None
+    players: list[int | None] = Field(description="user ids by seat")
+    score_sheet: dict[str, Any]
+    finished_at: datetime
+
+
+class MatchDetail(MatchSummary):
+    record: dict[str, Any] = Field(description="a game record: `sahrat replay` plays it back")
+
+
+class Health(BaseModel):
+    ok: bool
+
+
+class Ready(BaseModel):
+    ready: bool
+
+
+# --- errors ------------------------------------------------------------------------------
+
+
+def _error(code_status: int, code: str, message: str) -> HTTPException:
+    headers = {"WWW-Authenticate": "Bearer"} if code_status == 401 else None
+    return HTTPException(code_status, detail={"code": code, "message": message}, headers=headers)
+
+
+@contextmanager
+def _table_errors() -> Iterator[None]:
+    """Turn the hub's and tables' refusals into HTTP errors."""
+    try:
+        yield
+    except TableError as error:
+        raise _error(error.status, error.code, error.message) from error
+    except BadOption as error:
+        loc = ["body", "game"] if error.option == "game" else ["body", "options", error.option]
+        raise HTTPException(
+            422,
+            detail=[{"loc": loc, "msg": error.message, "type": "bad_option"}],
+        ) from error
+
+
+def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorResponse} for code in codes}
+
+
+def _user_out(user: User) -> UserOut:
+    return UserOut(id=user.id, name=user.name, guest=user.guest)
+
+
+def _info(data: dict[str, Any]) -> TableInfo:
+    return TableInfo.model_validate(data)
+
+
+# --- players -----------------------------------------------------------------------------
+
+players = APIRouter(prefix="/api", tags=["players"])
+
+
+@players.post("/guests", status_code=status.HTTP_201_CREATED, response_model=AuthOut)
+async def create_guest(hub: HubDep) -> AuthOut:
+    """A fresh guest account (no password) and a token for it."""
+    for _ in range(GUEST_ATTEMPTS):
+        name = f"guest-{secrets.token_hex(3)}"
+        try:
+            async with hub.sessions() as session, session.begin():
+                user = User(name=name, password_hash=None, guest=True)
+                session.add(user)
+                await session.flush()
+                token = await issue_token(session, user.id, hub.settings.token_hours)
+        except IntegrityError:  # the name is taken: draw another
+            continue
+        hub.remember_name(user.id, user.name)
+        return AuthOut(token=token, user=_user_out(user))
+    raise _error(503, "busy", "could not find a free guest name; try again")
+
+
+@players.post(
+    "/users",
+    status_code=status.HTTP_201_CREATED,
+    response_model=AuthOut,
+    responses=_responses(409),
+)
+async def sign_up(body: Credentials, hub: HubDep) -> AuthOut:
+    """Create an account with a name and a password, and sign in."""
+    password_hash = await asyncio.to_thread(hash_password, body.password)
+    taken = _error(status.HTTP_409_CONFLICT, "name_taken", f"the name {body.name!r} is taken")
+    try:
+        async with hub.sessions() as session, session.begin():
+            if await session.scalar(select(User.id).where(User.name == body.name)) is not None:
+                raise taken
+            user = User(name=body.name, password_hash=password_hash, guest=False)
+            session.add(user)
+            await session.flush()
+            token = await issue_token(session, user.id, hub.settings.token_hours)
+    except IntegrityError as error:  # a simultaneous sign-up took it first
+        raise taken from error
+    hub.remember_name(user.id, user.name)
+    return AuthOut(token=token, user=_user_out(user))
+
+
+@players.post("/login", response_model=AuthOut, responses=_responses(401))
+async def log_in(body: LoginBody, hub: HubDep) -> AuthOut:
+    """Sign in with a name and a password; a new token each time."""
+    async with hub.sessions() as session:
+        user = await session.scalar(select(User).where(User.name == body.name))
+        stored = user.password_hash if user is not None else None
+        ok = await asyncio.to_thread(verify_password, stored or _DUMMY_HASH, body.password)
+        if user is None or stored is None or not ok:
+            raise _error(status.HTTP_401_UNAUTHORIZED, "bad_login", "wrong name or password")
+        token = await issue_token(session, user.id, hub.settings.token_hours)
+        await session.commit()
+    hub.remember_name(user.id, user.name)
+    return AuthOut(token=token, user=_user_out(user))
+
+
+@players.post("/logout", status_code=status.HTTP_204_NO_CONTENT, responses=_responses(401))
+async def log_out(user: CurrentUser, token: Token, hub: HubDep) -> Response:
+    """Revoke the token this request was sent with."""
+    async with hub.sessions() as session, session.begin():
+        await revoke_token(session, token)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@players.get("/me", response_model=UserOut, responses=_responses(401))
+async def me(user: CurrentUser) -> UserOut:
+    return _user_out(user)
+
+
+# --- tables ------------------------------------------------------------------------------
+
+tables = APIRouter(prefix="/api/tables", tags=["tables"])
+
+
+@tables.get("", response_model=list[TableInfo])
+async def list_tables(
+    hub: HubDep,
+    game: Annotated[str | None, Query(description="only tables of this game")] = None,
+    status_: Annotated[
+        Literal["waiting", "playing"] | None,
+        Query(alias="status", description="only tables in this state"),
+    ] = None,
+) -> list[TableInfo]:
+    """The public tables that are waiting for players or playing, oldest first."""
+    wanted = {status_} if status_ is not None else {"waiting", "playing"}
+    found = [
+        table
+        for table in hub.open_tables()
+        if table.status in wanted and (game is None or table.game == game)
+    ]
+    return [_info(table.info(None)) for table in sorted(found, key=lambda t: t.id)]
+
+
+@tables.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=TableInfo,
+    responses=_responses(401),
+)
+async def create_table(body: NewTable, user: CurrentUser, hub: HubDep) -> TableInfo:
+    """Open a table; its creator takes the first seat. A private table has an invite code."""
+    with _table_errors():
+        table = await hub.create_table(user.id, body.game, body.options, body.private)
+    return _info(table.info(user.id))
+
+
+@tables.post("/join", response_model=TableInfo, responses=_responses(401, 404, 409))
+async def join_by_invite(body: InviteBody, user: CurrentUser, hub: HubDep) -> TableInfo:
+    """Take the first free seat at the table with this invite code."""
+    with _table_errors():
+        table = hub.by_invite(body.invite_code)
+        await table.join(user.id, None)
+    return _info(table.info(user.id))
+
+
+@tables.get("/{table_id}", response_model=TableInfo, responses=_responses(401, 404))
+async def get_table(table_id: int, viewer: MaybeUser, hub: HubDep) -> TableInfo:
+    with _table_errors():
+        table = hub.table(table_id)
+    return _info(table.info(viewer.id if viewer is not None else None))
+
+
+@tables.post("/{table_id}/join", response_model=TableInfo, responses=_responses(401, 404, 409, 422))
+async def join_table(
+    table_id: int,
+    user: CurrentUser,
+    hub: HubDep,
+    body: Annotated[JoinBody | None, Body()] = None,
+) -> TableInfo:
+    """Take a seat; the match starts by itself when the last seat fills."""
+    with _table_errors():
+        table = hub.table(table_id)
+        await table.join(user.id, body.seat if body is not None else None)
+    return _info(table.info(user.id))
+
+
+@tables.post("/{table_id}/leave", response_model=TableInfo, responses=_responses(401, 404, 409))
+async def leave_table(table_id: int, user: CurrentUser, hub: HubDep) -> TableInfo:
+    """Give up a seat before the match starts."""
+    with _table_errors():
+        table = hub.table(table_id)
+        await table.leave(user.id)
+    return _info(table.info(user.id))
+
+
+@tables.post("/{table_id}/start", response_model=TableInfo, responses=_responses(401, 404, 409))
+async def start_with_bots(
+    table_id: int,
+    user: CurrentUser,
+    hub: HubDep,
+    body: Annotated[StartBody | None, Body()] = None,
+) -> TableInfo:
+    """Start now with bots in the empty seats (not available yet: 409 ``no_bots_yet``)."""
+    with _table_errors():
+        hub.table(table_id)
+    raise _error(status.HTTP_409_CONFLICT, "no_bots_yet", "bots cannot take seats yet")
+
+
+@tables.get(
+    "/{table_id}/matches",
+    response_model=list[MatchSummary],
+    tags=["matches"],
+    responses=_responses(404),
+)
+async def table_matches(table_id: int, hub: HubDep) -> list[MatchSummary]:
+    """The table's finished matches, oldest first."""
+    async with hub.sessions() as session:
+        if await session.get(GameTable, table_id) is None:
+            raise _error(
+                status.HTTP_404_NOT_FOUND, "no_such_table", f"there is no table {table_id}"
+            )
+        rows = (
+            await session.scalars(
+                select(Match).where(Match.table_id == table_id).order_by(Match.id)
+            )
+        ).all()
+    return [MatchSummary.model_validate(_match_fields(row)) for row in rows]
+
+
+# --- matches -----------------------------------------------------------------------------
+
+matches = APIRouter(prefix="/api/matches", tags=["matches"])
+
+
+def _match_fields(row: Match) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "table_id": row.table_id,
+        "game": row.game,
+        "winner_seat": row.winner_seat,
+        "players": row.players,
+        "score_sheet": row.score_sheet,
+        "finished_at": row.finished_at,
+    }
+
+
+@matches.get("/{match_id}", response_model=MatchDetail, responses=_responses(404))
+async def get_match(match_id: int, hub: HubDep) -> MatchDetail:
+    """A finished match with its whole game record."""
+    async with hub.sessions() as session:
+        row = await session.get(Match, match_id)
+    if row is None:
+        raise _error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
+    return MatchDetail.model_validate({**_match_fields(row), "record": row.record})
+
+
+# --- health ------------------------------------------------------------------------------
+
+health = APIRouter(tags=["health"])
+
+
+@health.get("/healthz", response_model=Health)
+async def healthz() -> Health:
+    """The process is up."""
+    return Health(ok=True)
+
+
+@health.get("/readyz", response_model=Ready, responses={503: {"model": Ready}})
+async def readyz(request: Request, response: Response) -> Ready:
+    """The database is migrated and the tables are loaded."""
+    ready = bool(getattr(request.app.state, "ready", False))
+    if not ready:
+        response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    return Ready(ready=ready)
+
+
+router = APIRouter()
+router.include_router(health)
+router.include_router(players)
+router.include_router(tables)
+router.include_router(matches)
