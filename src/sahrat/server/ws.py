@@ -37,11 +37,13 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     async with hub.sessions() as session:
         user = await user_for_token(session, token) if token else None
     if user is None:
+        await websocket.accept()  # closing before accept is an HTTP 403, not our close code
         await websocket.close(code=4401, reason="unknown, expired or revoked token")
         return
     try:
         table = hub.table(table_id)
     except TableError as error:
+        await websocket.accept()
         await websocket.close(code=4404, reason=error.message)
         return
     since = int(since_text) if since_text and since_text.isdigit() else None
