@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response, status
@@ -40,9 +41,13 @@ from .table import TableError
 
 NAME_PATTERN = r"^[A-Za-z0-9_\-\u0600-\u06FF]{3,40}$"
 GUEST_ATTEMPTS = 8
-# Verified against when a login names no account, so that a wrong name costs
-# as long as a wrong password and the timing does not tell which it was.
-_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
+
+
+@cache
+def _dummy_hash() -> str:
+    """Verified against when a login names no account (or a guest), so that a wrong
+    name costs as long as a wrong password and the timing does not tell which."""
+    return hash_password(secrets.token_urlsafe(16))
 
 
 # --- dependencies ------------------------------------------------------------------------
@@ -251,7 +256,7 @@ async def log_in(body: LoginBody, hub: HubDep) -> AuthOut:
     async with hub.sessions() as session:
         user = await session.scalar(select(User).where(User.name == body.name))
         stored = user.password_hash if user is not None else None
-        ok = await asyncio.to_thread(verify_password, stored or _DUMMY_HASH, body.password)
+        ok = await asyncio.to_thread(verify_password, stored or _dummy_hash(), body.password)
         if user is None or stored is None or not ok:
             raise _error(status.HTTP_401_UNAUTHORIZED, "bad_login", "wrong name or password")
         token = await issue_token(session, user.id, hub.settings.token_hours)
