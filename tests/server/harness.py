@@ -275,6 +275,9 @@ class WireClient:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._reader, 5)
 
+    async def wait_closed(self, timeout: float = WAIT_SECONDS) -> None:
+        await asyncio.wait_for(asyncio.shield(self._reader), timeout)
+
     def of_type(self, kind: str) -> list[Message]:
         return [m for m in self.messages if m["type"] == kind]
 
