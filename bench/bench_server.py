@@ -1,0 +1,475 @@
+"""Load benchmark of the server: durable moves per second and latency, beside a bare peer.
+
+Not a test. For each configuration it starts ``sahrat serve`` on a fresh
+database (SQLite in a temporary folder, or a fresh PostgreSQL database
+``sahrat_bench_<random>`` on 127.0.0.1:5432 that is dropped afterwards) pinned
+to core 0, and a load client pinned to core 1, spread over several worker
+processes (``load_client.py``). The tables are set up over REST, then every
+seat plays as soon as it is its turn for ``--warmup`` + ``--duration``
+seconds; only the window after the warm-up counts. Every accepted move is
+durable (the group-commit event log) before its update is sent.
+
+In the same run it measures ``peer_uvicorn.py`` (a bare uvicorn ASGI
+WebSocket ping-pong) with the same client and N, and prints a markdown table:
+config, N, moves/s, p50 and p99 latency (command sent → update received by
+every seat of the table), server CPU %, client CPU % (all worker processes,
+one core = 100 %), PostgreSQL CPU % (all its processes; not pinned), errors.
+
+    .venv/bin/python bench/bench_server.py                 # everything, 3 runs
+    .venv/bin/python bench/bench_server.py --runs 1 --only conquian --n 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load_client import WorkerConfig, run_worker
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SERVER_CORE = 0
+CLIENT_CORE = 1
+TICKS = os.sysconf("SC_CLK_TCK")
+PG_DSN = {"user": "postgres", "host": "127.0.0.1", "port": 5432}
+READY_TIMEOUT = 60.0
+TARGET_MOVES = 8000
+TARGET_SHARE = 25.0
+TARGET_P99_MS = 25.0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    kind: str  # "sahrat" or "peer"
+    game: str
+    players: int
+    n: int
+    db: str = ""  # "sqlite" or "postgres" for Sahrat
+
+
+@dataclass
+class Result:
+    moves_s: float
+    p50_ms: float
+    p99_ms: float
+    server_cpu: float
+    client_cpu: float
+    db_cpu: float
+    other_cpu: float
+    errors: Counter[str] = field(default_factory=Counter)
+    matches: int = 0
+    stalled: int = 0
+
+
+# --- processes and CPU ------------------------------------------------------------------
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def _busy_seconds() -> float:
+    """CPU seconds spent by everything on the machine (all cores), from /proc/stat."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / TICKS
+
+
+def _postgres_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip().startswith("postgres"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _pin(core: int) -> Any:
+    def pin() -> None:
+        os.sched_setaffinity(0, {core})
+
+    return pin
+
+
+def _wait_ready(port: int, path: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=1) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("the server did not become ready")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# --- databases --------------------------------------------------------------------------
+
+
+async def _pg(sql: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(database="postgres", **PG_DSN)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+def _create_pg() -> tuple[str, str]:
+    name = f"sahrat_bench_{secrets.token_hex(4)}"
+    asyncio.run(_pg(f'CREATE DATABASE "{name}"'))
+    return name, f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+
+
+def _drop_pg(name: str) -> None:
+    asyncio.run(_pg(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+# --- one configuration -------------------------------------------------------------------
+
+
+def _start_server(scenario: Scenario, port: int, workdir: Path, log: Any) -> tuple[Any, Any]:
+    """Start the server under test; returns (process, cleanup)."""
+    env = dict(os.environ)
+    env.pop("SAHRAT_TURN_SECONDS_OVERRIDE", None)
+    python = str(Path(sys.executable))
+    if scenario.kind == "peer":
+        cmd = [python, str(HERE / "peer_uvicorn.py"), "--port", str(port)]
+        proc = subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_pin(SERVER_CORE),
+        )
+        _wait_ready(port, "/", proc)
+        return proc, lambda: None
+    if scenario.db == "postgres":
+        dbname, url = _create_pg()
+
+        def cleanup() -> None:
+            _drop_pg(dbname)
+    else:
+        url = f"sqlite+aiosqlite:///{workdir / 'sahrat.db'}"
+
+        def cleanup() -> None:
+            pass
+
+    env["DATABASE_URL"] = url
+    env["SAHRAT_DEFAULT_TURN_SECONDS"] = "300"
+    sahrat = Path(sys.executable).with_name("sahrat")
+    cmd = [str(sahrat), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd += ["--log-level", "warning"]
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        cwd=workdir,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_pin(SERVER_CORE),
+    )
+    try:
+        _wait_ready(port, "/readyz", proc)
+    except Exception:
+        _stop(proc)
+        cleanup()
+        raise
+    return proc, cleanup
+
+
+def run_scenario(scenario: Scenario, procs: int, warmup: float, duration: float) -> Result:
+    workdir = Path(tempfile.mkdtemp(prefix="sahrat_bench_"))
+    port = _free_port()
+    log_path = workdir / "server.log"
+    with open(log_path, "wb") as log:
+        proc, cleanup = _start_server(scenario, port, workdir, log)
+        try:
+            return _drive(scenario, port, proc.pid, procs, warmup, duration)
+        except Exception:
+            print(f"server log: {log_path}", file=sys.stderr)
+            raise
+        finally:
+            _stop(proc)
+            cleanup()
+            if proc.returncode in (0, -signal.SIGINT, 130):
+                shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _drive(
+    scenario: Scenario, port: int, server_pid: int, procs: int, warmup: float, duration: float
+) -> Result:
+    ctx = multiprocessing.get_context("spawn")
+    procs = max(1, min(procs, scenario.n))
+    shares = [scenario.n // procs + (1 if i < scenario.n % procs else 0) for i in range(procs)]
+    workers = []
+    for index, share in enumerate(shares):
+        parent, child = ctx.Pipe()
+        cfg = WorkerConfig(
+            mode=scenario.kind,
+            host="127.0.0.1",
+            port=port,
+            game=scenario.game,
+            players=scenario.players,
+            tables=share,
+            worker=index,
+            core=CLIENT_CORE,
+        )
+        process = ctx.Process(target=run_worker, args=(cfg, child), daemon=True)
+        process.start()
+        workers.append((process, parent))
+    try:
+        for _process, pipe in workers:
+            if not pipe.poll(600):
+                raise RuntimeError("a worker did not finish its setup")
+            kind, value = pipe.recv()
+            if kind != "ready":
+                raise RuntimeError(f"worker setup failed: {value}")
+        go = time.monotonic() + 0.5
+        t0 = go + warmup
+        t1 = t0 + duration
+        for _, pipe in workers:
+            pipe.send(("go", go, t0, t1))
+        time.sleep(max(0.0, t0 - time.monotonic()))
+        pg_pids = _postgres_pids() if scenario.db == "postgres" else []
+        server0 = _cpu_seconds(server_pid)
+        client0 = sum(_cpu_seconds(p.pid) for p, _ in workers)  # type: ignore[arg-type]
+        db0 = sum(_cpu_seconds(pid) for pid in pg_pids)
+        busy0 = _busy_seconds()
+        profile = _start_profile(server_pid, duration)
+        wall0 = time.monotonic()
+        time.sleep(max(0.0, t1 - time.monotonic()))
+        wall = time.monotonic() - wall0
+        server_cpu = (_cpu_seconds(server_pid) - server0) / wall * 100
+        client_cpu = (sum(_cpu_seconds(p.pid) for p, _ in workers) - client0) / wall * 100  # type: ignore[arg-type]
+        db_cpu = (sum(_cpu_seconds(pid) for pid in pg_pids) - db0) / wall * 100
+        busy = (_busy_seconds() - busy0) / wall * 100
+        other_cpu = max(0.0, busy - server_cpu - client_cpu - db_cpu)
+        if profile is not None:
+            profile.wait()
+        moves = 0
+        latencies: list[float] = []
+        errors: Counter[str] = Counter()
+        matches = stalled = 0
+        for _, pipe in workers:
+            if not pipe.poll(120):
+                raise RuntimeError("a worker did not report")
+            kind, value = pipe.recv()
+            if kind != "result":
+                raise RuntimeError(f"worker failed: {value}")
+            moves += value["moves"]
+            latencies += value["latencies"]
+            errors.update(value["errors"])
+            matches += value["matches_finished"]
+            stalled += value["stalled"]
+    finally:
+        for process, _ in workers:
+            process.join(10)
+            if process.is_alive():
+                process.terminate()
+    latencies.sort()
+    return Result(
+        moves_s=moves / duration,
+        p50_ms=_quantile(latencies, 0.50) * 1000,
+        p99_ms=_quantile(latencies, 0.99) * 1000,
+        server_cpu=server_cpu,
+        client_cpu=client_cpu,
+        db_cpu=db_cpu,
+        other_cpu=other_cpu,
+        errors=errors,
+        matches=matches,
+        stalled=stalled,
+    )
+
+
+def _start_profile(pid: int, duration: float) -> subprocess.Popen[bytes] | None:
+    """``SAHRAT_BENCH_PROFILE=DIR``: py-spy samples the server during the window."""
+    folder = os.environ.get("SAHRAT_BENCH_PROFILE")
+    if not folder:
+        return None
+    out = Path(folder) / f"server-{pid}.txt"
+    cmd = [
+        str(Path(sys.executable).with_name("py-spy")),
+        "record",
+        "-d",
+        str(int(duration) - 1),
+        "-p",
+        str(pid),
+        "-f",
+        "raw",
+        "-o",
+        str(out),
+        "-r",
+        "200",
+        "--nonblocking",
+    ]
+    return subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_pin(CLIENT_CORE)
+    )
+
+
+def _quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def _spread(values: list[float], digits: int = 0) -> str:
+    fmt = f"{{:,.{digits}f}}"
+    median = fmt.format(statistics.median(values))
+    if len(values) == 1:
+        return median
+    return f"{median} [{fmt.format(min(values))}–{fmt.format(max(values))}]"
+
+
+def scenarios(ns: list[int], dbs: list[str], only: list[str]) -> list[Scenario]:
+    out: list[Scenario] = []
+    for n in ns:
+        if "conquian" in only:
+            for db in dbs:
+                out.append(Scenario(f"sahrat_{db}_conquian", "sahrat", "conquian", 2, n, db))
+        if "peer" in only:
+            out.append(Scenario("asgi_pingpong_2seats", "peer", "conquian", 2, n))
+    if "konkan" in only and 100 in ns:
+        for db in dbs:
+            out.append(Scenario(f"sahrat_{db}_konkan4", "sahrat", "konkan", 4, 100, db))
+        if "peer" in only:
+            out.append(Scenario("asgi_pingpong_4seats", "peer", "konkan", 4, 100))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--procs", type=int, default=4, help="load-client worker processes")
+    parser.add_argument("--n", default="100,500", help="concurrent tables, comma-separated")
+    parser.add_argument("--db", default="sqlite,postgres")
+    parser.add_argument("--only", default="conquian,konkan,peer")
+    args = parser.parse_args()
+    if len(os.sched_getaffinity(0)) < 2:
+        print("needs two cores (server on core 0, client on core 1)", file=sys.stderr)
+        return 2
+    todo = scenarios([int(x) for x in args.n.split(",")], args.db.split(","), args.only.split(","))
+    results: dict[Scenario, list[Result]] = {s: [] for s in todo}
+    for run in range(args.runs):
+        for scenario in todo:
+            result = run_scenario(scenario, args.procs, args.warmup, args.duration)
+            results[scenario].append(result)
+            print(
+                f"run {run + 1}/{args.runs} {scenario.name} N={scenario.n}: "
+                f"{result.moves_s:,.0f} moves/s, p50 {result.p50_ms:.2f} ms, "
+                f"p99 {result.p99_ms:.2f} ms, server {result.server_cpu:.0f} %, "
+                f"client {result.client_cpu:.0f} %, db {result.db_cpu:.0f} %, "
+                f"others {result.other_cpu:.0f} %, "
+                f"matches {result.matches}, stalled {result.stalled}, "
+                f"errors {dict(result.errors) or 0}",
+                file=sys.stderr,
+                flush=True,
+            )
+    print()
+    print(
+        f"{args.runs} run(s) of {args.duration:.0f} s after {args.warmup:.0f} s of warm-up; "
+        f"server on core {SERVER_CORE}, {args.procs} client processes on core {CLIENT_CORE}; "
+        "median [min–max]"
+    )
+    print()
+    print(
+        "| config | N | conns | moves/s | p50 ms | p99 ms | server CPU % | client CPU % "
+        "| PG CPU % | others CPU % | errors | % of peer |"
+    )
+    print("|---|---:|---:|---|---|---|---:|---:|---:|---:|---|---:|")
+    peers = {
+        (s.players, s.n): statistics.median(r.moves_s for r in rs)
+        for s, rs in results.items()
+        if s.kind == "peer"
+    }
+    for scenario, rs in results.items():
+        errors: Counter[str] = Counter()
+        for r in rs:
+            errors.update(r.errors)
+        peer = peers.get((scenario.players, scenario.n))
+        median_moves = statistics.median(r.moves_s for r in rs)
+        share = f"{median_moves / peer * 100:.0f} %" if peer and scenario.kind == "sahrat" else ""
+        pg = _spread([r.db_cpu for r in rs]) if scenario.db == "postgres" else ""
+        print(
+            f"| {scenario.name} | {scenario.n} | {scenario.n * scenario.players} "
+            f"| {_spread([r.moves_s for r in rs])} "
+            f"| {_spread([r.p50_ms for r in rs], 2)} | {_spread([r.p99_ms for r in rs], 2)} "
+            f"| {statistics.median(r.server_cpu for r in rs):.0f} "
+            f"| {statistics.median(r.client_cpu for r in rs):.0f} | {pg} "
+            f"| {statistics.median(r.other_cpu for r in rs):.0f} "
+            f"| {sum(errors.values())}{' ' + str(dict(errors)) if errors else ''} | {share} |"
+        )
+    print()
+    for scenario, rs in results.items():
+        if scenario.kind == "sahrat" and scenario.game == "conquian" and scenario.n == 100:
+            moves = statistics.median(r.moves_s for r in rs)
+            p99 = statistics.median(r.p99_ms for r in rs)
+            peer = peers.get((2, 100))
+            share = moves / peer * 100 if peer else float("nan")
+            print(
+                f"- {scenario.name}, N=100: {moves:,.0f} moves/s (target ≥ {TARGET_MOVES:,}: "
+                f"{'met' if moves >= TARGET_MOVES else 'not met'}), {share:.0f} % of bare "
+                f"uvicorn (target ≥ {TARGET_SHARE:.0f} %: "
+                f"{'met' if share >= TARGET_SHARE else 'not met'}), p99 {p99:.1f} ms "
+                f"(target ≤ {TARGET_P99_MS:.0f} ms: {'met' if p99 <= TARGET_P99_MS else 'not met'})"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
