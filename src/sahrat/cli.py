@@ -102,6 +102,19 @@ def write_schemas(out: Path) -> list[Path]:
     return written
 
 
+def _play(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from sahrat.client import play
+
+    try:
+        options = json.loads(args.options) if args.options else {}
+    except json.JSONDecodeError as error:
+        print(f"--options is not JSON: {error}", file=sys.stderr)
+        return 2
+    return asyncio.run(play(args.server, args.game, args.table, args.invite, options, args.auto))
+
+
 def _schemas(args: argparse.Namespace) -> int:
     for path in write_schemas(Path(args.out)):
         print(path)
@@ -134,6 +147,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
     )
     srv.set_defaults(run=_serve)
+
+    ply = commands.add_parser(
+        "play",
+        help="play in the terminal: sign in as a guest, create or join a table",
+        description=(
+            "Moves: draw | discard 7H | lay 7H 8H 9H / 2S 3S 4S | take 7H 8H 9H | layoff 3 TH | "
+            "swap 2 6H | commit | end (Konkan); take 4H 5H 6H / ... | refuse | pass | "
+            "discard QS | force | decline (Conquian); or a raw JSON action; quit."
+        ),
+    )
+    ply.add_argument("--server", default="http://127.0.0.1:8000")
+    ply.add_argument("--game", choices=GAMES, default="konkan")
+    ply.add_argument("--options", help="table options as JSON, e.g. '{\"players\": 2}'")
+    ply.add_argument("--table", type=int, help="join this table instead of creating one")
+    ply.add_argument("--invite", help="join a private table by its invite code")
+    ply.add_argument("--auto", action="store_true", help="let the simple player move for you")
+    ply.set_defaults(run=_play)
 
     sch = commands.add_parser("schemas", help="write the WebSocket protocol's JSON schemas")
     sch.add_argument("--out", default="docs/schemas", help="folder (default: docs/schemas)")
