@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from datetime import UTC
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -69,7 +70,10 @@ class Hub:
                     status=row.status,
                     seq=row.seq,
                     seats=owners,
-                    deadline=row.deadline_at.timestamp() if row.deadline_at else None,
+                    # SQLite gives naive UTC datetimes (asyncpg aware UTC ones), not local time
+                    deadline=row.deadline_at.replace(tzinfo=UTC).timestamp()
+                    if row.deadline_at
+                    else None,
                 )
                 if row.status == "playing":
                     entries = (
