@@ -106,8 +106,11 @@ async def _restart(server: ServerProcess) -> None:
         await client.close()
 
 
-def test_restart_after_sigkill_loses_no_acknowledged_move(server: ServerProcess) -> None:
-    asyncio.run(_restart(server))
+def test_restart_after_sigkill_loses_no_acknowledged_move(
+    start_server: Callable[..., ServerProcess],
+) -> None:
+    # A local time far from UTC: stored deadlines must come back as the same instants.
+    asyncio.run(_restart(start_server(TZ="Asia/Riyadh")))
 
 
 async def _reconnect(server: ServerProcess) -> None:
