@@ -308,9 +308,9 @@ class WireClient:
         return json.dumps(self.messages[-count:])[:2000]
 
     async def send(self, data: Any) -> int:
-        """Send a message (text as is, anything else as JSON); returns the log index."""
+        """Send a message (text or bytes as is, anything else as JSON); returns the log index."""
         index = len(self.messages)
-        await self.ws.send(data if isinstance(data, str) else json.dumps(data))
+        await self.ws.send(data if isinstance(data, (str, bytes)) else json.dumps(data))
         return index
 
     async def command(
