@@ -231,10 +231,5 @@ async def _binary_frame(server: ServerProcess) -> None:
         await api.aclose()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server bug: ws.py calls receive_text(); a binary frame raises KeyError('text') "
-    "in Starlette, the handler dies with a traceback and the socket closes unanswered",
-)
 def test_binary_frame_is_answered_not_fatal(server: ServerProcess) -> None:
     asyncio.run(_binary_frame(server))

@@ -54,7 +54,13 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     table.connect(conn, since)
     try:
         while not conn.closed:
-            text = await websocket.receive_text()
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None:
+                conn.send(_error(table.seq, "bad_message", "send JSON as text frames, not binary"))
+                continue
             if len(text.encode("utf-8")) > settings.max_message_bytes:
                 conn.send(
                     _error(
