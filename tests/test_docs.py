@@ -35,3 +35,12 @@ def test_game_record_example_replays() -> None:
     assert result.state.turn == 1
     assert result.state.discard[-1].face == "5D"
     assert result.state.opened == [True, False]
+
+
+def test_protocol_schemas_in_the_docs_match_the_code(tmp_path: Path) -> None:
+    from sahrat.cli import write_schemas
+
+    for fresh in write_schemas(tmp_path):
+        published = DOCS / "schemas" / fresh.name
+        assert published.is_file(), f"docs/schemas/{fresh.name} is missing: run sahrat schemas"
+        assert published.read_text() == fresh.read_text(), f"{fresh.name}: run sahrat schemas"

@@ -77,6 +77,8 @@ def _serve(args: argparse.Namespace) -> int:
 SCHEMA_MODELS = (
     "Command",
     "Ping",
+    "React",
+    "Reaction",
     "Snapshot",
     "Update",
     "Reply",

@@ -6,10 +6,13 @@ unfinished table from its event log.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from sahrat import __version__
 from sahrat.settings import Settings, get_settings
@@ -42,4 +45,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ready = False
     app.include_router(routes.router)
     app.include_router(ws.router)
+    static = static_dir()
+    if static is not None:
+        # The browser client: plain files, no build step. Mounted last so the API wins.
+        app.mount("/", StaticFiles(directory=static, html=True), name="static")
     return app
+
+
+def static_dir() -> Path | None:
+    """The browser client's folder: ``SAHRAT_STATIC_DIR``, or ``static/`` of the checkout."""
+    override = os.environ.get("SAHRAT_STATIC_DIR")
+    if override:
+        return Path(override)
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "static"
+        if (candidate / "index.html").is_file():
+            return candidate
+    return None

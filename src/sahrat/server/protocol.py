@@ -29,6 +29,29 @@ class Command(BaseModel):
     )
 
 
+REACTIONS = ("hello", "good_game", "well_played", "thanks", "oops", "hurry", "wow", "laugh")
+
+
+class React(BaseModel):
+    """A quick reaction: one of a few preset phrases (no free text at the table)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["react"]
+    reaction: Literal[
+        "hello", "good_game", "well_played", "thanks", "oops", "hurry", "wow", "laugh"
+    ]
+
+
+class Reaction(BaseModel):
+    """Someone at the table reacted."""
+
+    seat: int | None
+    user_id: int
+    name: str | None
+    reaction: str
+
+
 class Ping(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -105,7 +128,9 @@ class Resume(BaseModel):
 
 
 class ServerMessage(BaseModel):
-    type: Literal["snapshot", "update", "reply", "resume", "table", "error", "pong", "bye"]
+    type: Literal[
+        "snapshot", "update", "reply", "resume", "table", "reaction", "error", "pong", "bye"
+    ]
     seq: int
     payload: dict[str, Any]
 
@@ -116,6 +141,7 @@ MESSAGE_PAYLOADS: dict[str, type[BaseModel] | None] = {
     "reply": Reply,
     "resume": Resume,
     "table": TableInfo,
+    "reaction": Reaction,
     "error": ErrorInfo,
     "pong": None,
     "bye": ErrorInfo,

@@ -36,6 +36,7 @@ log = logging.getLogger("sahrat.table")
 DEDUPE_SIZE = 2048
 RECENT_SIZE = 512
 MAX_TIMER_STEPS = 8
+REACTION_GAP = 1.0
 
 
 class TableError(Exception):
@@ -56,6 +57,7 @@ class Connection:
     seat: int | None
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(1024))
     closed: bool = False
+    last_reaction: float = -1e9
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; a client too slow to keep up is dropped (it can resume)."""
@@ -192,6 +194,27 @@ class Table:
             "deadline": self.deadline,
             "by": step.by,
         }
+
+    def react(self, conn: Connection, reaction: str) -> None:
+        """Pass a preset reaction on to the table, at most one per connection a second."""
+        now = time.monotonic()
+        if now - conn.last_reaction < REACTION_GAP:
+            conn.send(
+                self._message(
+                    "error",
+                    {"code": "too_many_reactions", "message": "one reaction a second at most"},
+                )
+            )
+            return
+        conn.last_reaction = now
+        payload = {
+            "seat": conn.seat,
+            "user_id": conn.user_id,
+            "name": self.hub.names.get(conn.user_id),
+            "reaction": reaction,
+        }
+        for other in list(self.connections):
+            other.send(self._message("reaction", payload))
 
     def broadcast_table(self) -> None:
         for conn in list(self.connections):

@@ -17,7 +17,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from .auth import user_for_token
-from .protocol import Command, Ping
+from .protocol import REACTIONS, Command, Ping, React
 from .table import Connection, TableError
 
 log = logging.getLogger("sahrat.ws")
@@ -92,8 +92,18 @@ async def _handle(table: Any, conn: Connection, text: str) -> None:
             Ping.model_validate(data)
         conn.send({"type": "pong", "seq": table.seq, "payload": {}})
         return
+    if kind == "react":
+        try:
+            react = React.model_validate(data)
+        except ValidationError:
+            conn.send(_error(table.seq, "bad_reaction", f"a reaction is one of {list(REACTIONS)}"))
+            return
+        table.react(conn, react.reaction)
+        return
     if kind != "command":
-        conn.send(_error(table.seq, "bad_message", "expected a message of type command or ping"))
+        conn.send(
+            _error(table.seq, "bad_message", "expected a message of type command, react or ping")
+        )
         return
     try:
         command = Command.model_validate(data)
