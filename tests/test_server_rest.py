@@ -329,9 +329,18 @@ async def test_the_match_starts_when_the_last_seat_fills(server: Server) -> None
 
     late = await client.post(f"{path}/join", headers=await server.guest())
     assert late.status_code == 409 and _code(late) == "table_started"
+    # RULES §1.10: leaving a free table mid-match never redeals; a bot plays on with
+    # the same hand, and the player (only that player) may come back.
     running = await client.post(f"{path}/leave", headers=players[1])
-    assert running.status_code == 409 and _code(running) == "match_running"
-    assert (await client.get(path)).json()["status"] == "playing"
+    assert running.status_code == 200
+    after = (await client.get(path)).json()
+    assert after["status"] == "playing"
+    seat = next(s for s in after["seats"] if s["user_id"] == info["seats"][1]["user_id"])
+    assert seat["bot"] is True and seat["left"] is True
+    back = await client.post(f"{path}/join", headers=players[1])
+    assert back.status_code == 200
+    seat = next(s for s in back.json()["seats"] if s["user_id"] == info["seats"][1]["user_id"])
+    assert seat["bot"] is False and seat["left"] is False
 
 
 async def test_a_private_table_is_joined_by_its_invite_code(server: Server) -> None:
@@ -359,13 +368,24 @@ async def test_a_private_table_is_joined_by_its_invite_code(server: Server) -> N
     assert wrong.status_code == 404 and _code(wrong) == "bad_invite"
 
 
-async def test_starting_with_bots_is_not_there_yet(server: Server) -> None:
+async def test_the_creator_starts_a_free_table_with_bots(server: Server) -> None:
     auth = await server.guest()
-    table = await server.table(auth, options={"players": 2})
-    response = await server.client.post(
-        f"/api/tables/{table['id']}/start", json={"bots": True}, headers=auth
+    other = await server.guest()
+    table = await server.table(auth, options={"players": 3})
+    path = f"/api/tables/{table['id']}/start"
+    refused = await server.client.post(path, json={"bots": True}, headers=other)
+    assert refused.status_code == 403 and _code(refused) == "not_creator"
+    response = await server.client.post(path, json={"bots": True, "level": "simple"}, headers=auth)
+    assert response.status_code == 200
+    info = response.json()
+    assert info["status"] == "playing"
+    assert [seat["bot"] for seat in info["seats"]] == [False, True, True]
+    assert info["seats"][1]["bot_level"] == "simple"
+    coin = await server.table(auth, options={"players": 2, "stake": 10})
+    no_bots = await server.client.post(
+        f"/api/tables/{coin['id']}/start", json={"bots": True}, headers=auth
     )
-    assert response.status_code == 409 and _code(response) == "no_bots_yet"
+    assert no_bots.status_code == 409 and _code(no_bots) == "no_bots_at_coin_tables"
     missing = await server.client.post("/api/tables/999/start", json={"bots": True}, headers=auth)
     assert missing.status_code == 404
 

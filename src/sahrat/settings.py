@@ -33,6 +33,14 @@ class Settings(BaseSettings):
     token_hours: float = Field(default=24 * 30, alias="SAHRAT_TOKEN_HOURS")
     max_message_bytes: int = Field(default=16_384, alias="SAHRAT_MAX_MESSAGE_BYTES")
     default_turn_seconds: int = Field(default=30, alias="SAHRAT_DEFAULT_TURN_SECONDS")
+    bot_delay_seconds: float = Field(
+        default=0.8, alias="SAHRAT_BOT_DELAY_SECONDS", description="a bot's pause before moving"
+    )
+    bot_level: str = Field(
+        default="strong",
+        alias="SAHRAT_BOT_LEVEL",
+        description="the level of a bot that takes over a leaver's seat",
+    )
     turn_seconds_override: float | None = Field(
         default=None,
         alias="SAHRAT_TURN_SECONDS_OVERRIDE",

@@ -7,6 +7,7 @@ and re-arms the stored turn deadlines.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from datetime import UTC
@@ -36,6 +37,7 @@ class Hub:
         self.tables: dict[int, Table] = {}
         self.names: dict[int, str] = {}
         self.stats_moves = 0
+        self._background: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         self.writer.start()
@@ -55,9 +57,15 @@ class Hub:
             ).all()
             for row in rows:
                 seats = (await session.scalars(select(Seat).where(Seat.table_id == row.id))).all()
-                owners: list[int | None] = [None] * int(options_for(row.game, row.options).players)
+                players = int(options_for(row.game, row.options).players)
+                owners: list[int | None] = [None] * players
+                bots: list[str | None] = [None] * players
+                left: set[int] = set()
                 for seat in seats:
                     owners[seat.seat] = seat.user_id
+                    bots[seat.seat] = seat.bot_level
+                    if seat.left:
+                        left.add(seat.seat)
                 await self._remember_names([o for o in owners if o is not None], session)
                 table = Table(
                     self,
@@ -74,6 +82,8 @@ class Hub:
                     deadline=row.deadline_at.replace(tzinfo=UTC).timestamp()
                     if row.deadline_at
                     else None,
+                    bots=bots,
+                    left=left,
                 )
                 if row.status == "playing":
                     entries = (
@@ -156,10 +166,39 @@ class Hub:
     def open_tables(self) -> list[Table]:
         return [t for t in self.tables.values() if not t.private and t.status != "closed"]
 
-    async def store_seat(self, table_id: int, seat: int, user_id: int) -> None:
+    async def store_seat(
+        self, table_id: int, seat: int, user_id: int | None, bot_level: str | None, left: bool
+    ) -> None:
+        """Write who owns and who controls a seat."""
         async with self.sessions() as session, session.begin():
-            session.add(Seat(table_id=table_id, seat=seat, user_id=user_id))
-            await self._remember_names([user_id], session)
+            row = await session.scalar(
+                select(Seat).where(Seat.table_id == table_id, Seat.seat == seat)
+            )
+            if row is None:
+                session.add(
+                    Seat(
+                        table_id=table_id,
+                        seat=seat,
+                        user_id=user_id,
+                        bot_level=bot_level,
+                        left=left,
+                    )
+                )
+            else:
+                row.user_id, row.bot_level, row.left = user_id, bot_level, left
+            if user_id is not None:
+                await self._remember_names([user_id], session)
+
+    def background(self, task: asyncio.Task[None]) -> None:
+        """Keep a fire-and-forget task alive and log its failure."""
+        self._background.add(task)
+
+        def done(finished: asyncio.Task[None]) -> None:
+            self._background.discard(finished)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("background task failed", exc_info=finished.exception())
+
+        task.add_done_callback(done)
 
     async def remove_seat(self, table_id: int, seat: int) -> None:
         async with self.sessions() as session, session.begin():

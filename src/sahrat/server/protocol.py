@@ -72,6 +72,9 @@ class TableSeat(BaseModel):
     name: str | None
     connected: bool
     away: bool = Field(description="disconnected past the grace period")
+    bot: bool = Field(default=False, description="a bot plays this seat now")
+    bot_level: str | None = Field(default=None, description="the bot's level, when a bot plays")
+    left: bool = Field(default=False, description="the owner walked away from the match")
 
 
 class TableInfo(BaseModel):
@@ -108,7 +111,7 @@ class Update(BaseModel):
         "the resume's snapshot has the current view)"
     )
     deadline: float | None
-    by: Literal["player", "timer"]
+    by: Literal["player", "timer", "bot"]
 
 
 class Reply(BaseModel):

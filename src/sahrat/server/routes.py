@@ -144,6 +144,9 @@ class StartBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     bots: bool = Field(default=True, description="fill the empty seats with bots")
+    level: Literal["simple", "strong"] = Field(
+        default="strong", description="how well the bots play"
+    )
 
 
 class MatchSummary(BaseModel):
@@ -347,7 +350,8 @@ async def join_table(
 
 @tables.post("/{table_id}/leave", response_model=TableInfo, responses=_responses(401, 404, 409))
 async def leave_table(table_id: int, user: CurrentUser, hub: HubDep) -> TableInfo:
-    """Give up a seat before the match starts."""
+    """Give up a seat. During a match the seat stays yours: a bot plays your hand at a
+    free table (the turn timer at a coin table) until you come back."""
     with _table_errors():
         table = hub.table(table_id)
         await table.leave(user.id)
@@ -361,10 +365,18 @@ async def start_with_bots(
     hub: HubDep,
     body: Annotated[StartBody | None, Body()] = None,
 ) -> TableInfo:
-    """Start now with bots in the empty seats (not available yet: 409 ``no_bots_yet``)."""
+    """The creator starts a free table now, with bots in the empty seats."""
+    options = body or StartBody()
     with _table_errors():
-        hub.table(table_id)
-    raise _error(status.HTTP_409_CONFLICT, "no_bots_yet", "bots cannot take seats yet")
+        table = hub.table(table_id)
+        if not options.bots:
+            raise _error(
+                status.HTTP_409_CONFLICT,
+                "seats_empty",
+                "the match starts by itself when every seat is taken; start now with bots",
+            )
+        await table.start_with_bots(user.id, options.level)
+    return _info(table.info(user.id))
 
 
 @tables.get(

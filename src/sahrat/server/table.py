@@ -108,6 +108,8 @@ class Table:
         seq: int,
         seats: list[int | None],
         deadline: float | None = None,
+        bots: list[str | None] | None = None,
+        left: set[int] | None = None,
     ) -> None:
         self.hub = hub
         self.id = table_id
@@ -119,7 +121,9 @@ class Table:
         self.creator_id = creator_id
         self.status = status
         self.seq = seq
-        self.seats = seats
+        self.seats = seats  # owners: a player's id, or None (a free seat or a bot's own)
+        self.bots: list[str | None] = bots or [None] * len(seats)  # level of a bot playing it
+        self.left = left or set()  # seats whose owner walked away from the match
         self.deadline = deadline
         self.lock = asyncio.Lock()
         self.state: Any = None
@@ -131,6 +135,8 @@ class Table:
         self.away: set[int] = set()
         self._timer: asyncio.Task[None] | None = None
         self._grace: dict[int, asyncio.Task[None]] = {}
+        self._bot_task: asyncio.Task[None] | None = None
+        self._players: dict[int, Any] = {}  # a bot player per seat (bots may remember)
 
     # --- what clients see -----------------------------------------------------
 
@@ -158,6 +164,9 @@ class Table:
                     "name": self.hub.names.get(owner) if owner is not None else None,
                     "connected": seat in connected,
                     "away": seat in self.away,
+                    "bot": self.bots[seat] is not None,
+                    "bot_level": self.bots[seat],
+                    "left": seat in self.left,
                 }
             )
         show_code = viewer is not None and (viewer in self.seats or viewer == self.creator_id)
@@ -230,6 +239,11 @@ class Table:
             task = self._grace.pop(conn.seat, None)
             if task is not None:
                 task.cancel()
+            if self.status == "playing" and (
+                conn.seat in self.left or self.bots[conn.seat] is not None
+            ):
+                # Coming back to the table takes the seat over again, hand and all.
+                self._set_controller(conn.seat, None, left=False)
         missed = self._missed_since(since) if since is not None else None
         if missed is not None and self.state is not None:
             updates = [
@@ -266,32 +280,85 @@ class Table:
 
     async def _grace_period(self, seat: int) -> None:
         await asyncio.sleep(self.hub.settings.grace_seconds)
-        if seat not in self.connected_seats():
+        if seat not in self.connected_seats() and self.status == "playing":
             self.away.add(seat)
             self._grace.pop(seat, None)
+            if self.bots_allowed:
+                # At a free table a bot plays the hand until the player is back.
+                self._set_controller(seat, self.hub.settings.bot_level, left=False)
             self.broadcast_table()
+
+    @property
+    def bots_allowed(self) -> bool:
+        """Bots sit only at free tables (RULES.md §1.10)."""
+        return not self.options.coin_table
+
+    def _set_controller(self, seat: int, bot_level: str | None, *, left: bool) -> None:
+        """Hand a seat to a bot (or back to its player), remembered in the database."""
+        self.bots[seat] = bot_level
+        self._players.pop(seat, None)
+        if left:
+            self.left.add(seat)
+        else:
+            self.left.discard(seat)
+        task = asyncio.create_task(
+            self.hub.store_seat(self.id, seat, self.seats[seat], bot_level, left)
+        )
+        self.hub.background(task)
+        self._schedule_bot()
 
     # --- seats -------------------------------------------------------------------------
 
     async def join(self, user_id: int, seat: int | None) -> None:
         async with self.lock:
+            mine = self.seat_of(user_id)
+            if self.status == "playing" and mine is not None:
+                if mine in self.left or self.bots[mine] is not None:
+                    self._set_controller(mine, None, left=False)
+                    self.broadcast_table()
+                    return
+                raise TableError("already_seated", "you already have a seat at this table")
             if self.status != "waiting":
                 raise TableError("table_started", "the match has started; watch as a spectator")
-            if self.seat_of(user_id) is not None:
+            if mine is not None:
                 raise TableError("already_seated", "you already have a seat at this table")
-            free = [s for s, owner in enumerate(self.seats) if owner is None]
+            free = self._free_seats()
             if not free:
                 raise TableError("table_full", "every seat is taken")
             if seat is None:
                 seat = free[0]
             elif not 0 <= seat < self.players:
                 raise TableError("no_such_seat", f"seat {seat} is not a seat at this table", 422)
-            elif self.seats[seat] is not None:
+            elif seat not in free:
                 raise TableError("seat_taken", f"seat {seat} is taken")
-            await self.hub.store_seat(self.id, seat, user_id)
+            await self.hub.store_seat(self.id, seat, user_id, None, False)
             self.seats[seat] = user_id
-            if all(owner is not None for owner in self.seats):
+            if not self._free_seats():
                 await self._start_match()
+            self.broadcast_table()
+
+    def _free_seats(self) -> list[int]:
+        return [
+            seat
+            for seat, owner in enumerate(self.seats)
+            if owner is None and self.bots[seat] is None
+        ]
+
+    async def start_with_bots(self, user_id: int, level: str) -> None:
+        """The creator starts a free table now, bots in the empty seats."""
+        async with self.lock:
+            if user_id != self.creator_id:
+                raise TableError("not_creator", "only the table's creator can start it", 403)
+            if self.status != "waiting":
+                raise TableError("table_started", "the match has already started")
+            if not self.bots_allowed:
+                raise TableError("no_bots_at_coin_tables", "bots never sit at coin tables")
+            if self.seat_of(user_id) is None:
+                raise TableError("not_seated", "take a seat before starting with bots")
+            for seat in self._free_seats():
+                await self.hub.store_seat(self.id, seat, None, level, False)
+                self.bots[seat] = level
+            await self._start_match()
             self.broadcast_table()
 
     async def leave(self, user_id: int) -> None:
@@ -300,11 +367,12 @@ class Table:
             if seat is None:
                 raise TableError("not_seated", "you have no seat at this table")
             if self.status == "playing":
-                raise TableError(
-                    "match_running",
-                    "you cannot give up a seat in a running match; your turns are played "
-                    "by the turn timer while you are away",
-                )
+                # Leaving never redeals: at a free table a bot plays on with the same
+                # hand, at a coin table the turn timer does; the player may come back.
+                level = self.hub.settings.bot_level if self.bots_allowed else None
+                self._set_controller(seat, level, left=True)
+                self.broadcast_table()
+                return
             await self.hub.remove_seat(self.id, seat)
             self.seats[seat] = None
             self.broadcast_table()
@@ -334,6 +402,7 @@ class Table:
         for conn in list(self.connections):
             conn.send(self._message("snapshot", self.snapshot(conn)))
         self._arm_timer()
+        self._schedule_bot()
 
     def restore(self, entries: Sequence[Any]) -> None:
         """Rebuild the match from its log entries (start, then actions)."""
@@ -364,6 +433,7 @@ class Table:
                     )
         if self.status == "playing":
             self._arm_timer()
+            self._schedule_bot()
 
     async def command(self, conn: Connection, command: Command) -> None:
         """Answer one command: exactly one reply, after any update it caused."""
@@ -461,6 +531,7 @@ class Table:
             self.broadcast_table()
         else:
             self._arm_timer()
+            self._schedule_bot()
         self.hub.stats_moves += len(steps)
 
     def _match_row(self, state: Any, actions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -487,6 +558,44 @@ class Table:
 
     def _first_dealer(self) -> int:
         return int(self.engine.new_game(self.options, self.seed).dealer)
+
+    # --- bots ---------------------------------------------------------------------------
+
+    def _schedule_bot(self) -> None:
+        """If a bot is to act, let it move after a short, human-like pause."""
+        if self.status != "playing" or self.state is None or self.state.over:
+            return
+        seat = self.engine.to_act(self.state)
+        if seat is None or self.bots[seat] is None:
+            return
+        if self._bot_task is not None and not self._bot_task.done():
+            return
+        self._bot_task = asyncio.create_task(self._bot_move(self.seq))
+
+    async def _bot_move(self, seq: int) -> None:
+        await asyncio.sleep(self.hub.settings.bot_delay_seconds)
+        async with self.lock:
+            self._bot_task = None
+            if self.seq != seq or self.status != "playing" or self.state is None:
+                self._schedule_bot()
+                return
+            seat = self.engine.to_act(self.state)
+            level = self.bots[seat] if seat is not None else None
+            if seat is None or level is None:
+                return
+            player = self._players.get(seat)
+            if player is None:
+                player = self._players[seat] = make_bot(self.game, level)
+            # The bot sees exactly what a person in that seat would see.
+            try:
+                action = player(self.engine.view(self.state, seat))
+                state, events = self.engine.apply(self.state, action)
+            except RuleError:
+                log.warning("table %s: bot at seat %s proposed an illegal move", self.id, seat)
+                action = self.engine.timeout_action(self.state)
+                state, events = self.engine.apply(self.state, action)
+            step = Step(self.seq + 1, self.engine.action_to_json(action), events, "bot", seat, None)
+            await self._commit([(step, state)])
 
     # --- the turn timer ------------------------------------------------------------
 
@@ -536,10 +645,19 @@ class Table:
 
     def close(self) -> None:
         self._cancel_timer()
+        if self._bot_task is not None:
+            self._bot_task.cancel()
         for task in self._grace.values():
             task.cancel()
         for conn in list(self.connections):
             conn.close()
+
+
+def make_bot(game: str, level: str) -> Any:
+    """A fresh bot player for one seat: ``view -> action``."""
+    from sahrat.bots.levels import bot_for
+
+    return bot_for(game, level)
 
 
 class _SeatError(Exception):

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    false,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -69,13 +70,18 @@ class GameTable(Base):
 
 
 class Seat(Base):
+    """A taken seat: its owner (a player, or none for a bot's own seat) and who
+    controls it now (``bot_level`` set while a bot plays it)."""
+
     __tablename__ = "seats"
     __table_args__ = (UniqueConstraint("table_id", "seat"), UniqueConstraint("table_id", "user_id"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id", ondelete="CASCADE"))
     seat: Mapped[int] = mapped_column(Integer)
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    left: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class LogEntry(Base):
