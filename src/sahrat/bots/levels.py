@@ -1,23 +1,39 @@
-"""Bot levels, chosen per table: ``bot_for(game, level)`` gives a fresh player
-(``view -> action``) for one seat."""
+"""Bot strengths per table: ``simple`` (the engine's simple players) and ``strong``.
+
+:func:`bot_for` returns a fresh player for one seat: a callable taking that
+seat's view and returning the action. Strong players keep a memory of what
+their seat has seen, so every seat needs its own instance.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from sahrat.bots import simple_conquian, simple_konkan
+from sahrat.bots import conquian_bot, konkan_bot, simple_conquian, simple_konkan
 
 Player = Callable[[dict[str, Any]], Any]
+GAMES = ("konkan", "konkan71", "conquian")
 
-LEVELS = ("simple", "strong")
+
+def _simple(game: str) -> Player:
+    return simple_conquian.act if game == "conquian" else simple_konkan.act
+
+
+def _strong(game: str) -> Player:
+    if game == "conquian":
+        return conquian_bot.ConquianBot().act
+    return konkan_bot.KonkanBot().act
+
+
+LEVELS: dict[str, Callable[[str], Player]] = {"simple": _simple, "strong": _strong}
 
 
 def bot_for(game: str, level: str) -> Player:
-    if level not in LEVELS:
-        raise ValueError(f"unknown bot level {level!r}; known levels: {list(LEVELS)}")
-    if game == "conquian":
-        return simple_conquian.act
-    if game in ("konkan", "konkan71"):
-        return simple_konkan.act
-    raise ValueError(f"unknown game {game!r}")
+    """A new player for one seat of a ``game`` table at strength ``level``."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; bots play {', '.join(GAMES)}")
+    make = LEVELS.get(level)
+    if make is None:
+        raise ValueError(f"unknown bot level {level!r}; levels are {', '.join(LEVELS)}")
+    return make(game)
