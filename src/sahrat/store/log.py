@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import insert, update
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
+from .ledger import Movement, post_all
 from .models import GameTable, LogEntry, Match
 
 log = logging.getLogger("sahrat.log")
@@ -39,6 +40,9 @@ class Append:
     status: str
     deadline_at: datetime | None
     match: dict[str, Any] | None = None  # a finished match's row
+    # coin movements written in the same transaction (stakes at the start, the payout
+    # with the match row); their idempotency keys make a retried batch a no-op
+    ledger: list[Movement] = field(default_factory=list)
     done: asyncio.Future[None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -116,3 +120,5 @@ class LogWriter:
                 for item in batch
             }
             await session.execute(update(GameTable), list(latest.values()))
+            for item in batch:
+                await post_all(session, item.ledger)

@@ -13,7 +13,9 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
+    CheckConstraint,
     DateTime,
     ForeignKey,
     Index,
@@ -37,6 +39,8 @@ class User(Base):
     name: Mapped[str] = mapped_column(String(40), unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     guest: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
@@ -116,3 +120,69 @@ class Match(Base):
     finished_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now()
     )
+
+
+# --- the coin ledger (``sahrat.store.ledger``) -----------------------------------------
+
+HOUSE_ACCOUNT = "house"
+
+
+class LedgerAccount(Base):
+    """An account coins can sit in: ``user:<id>`` (a player), ``pot:<table>:<seq>`` (a
+    table match's pot, ``seq`` being its start entry) or ``house`` (grants coins)."""
+
+    __tablename__ = "ledger_accounts"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))  # user | pot | house
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="RESTRICT"), unique=True, nullable=True
+    )
+    table_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Balance(Base):
+    """An account's balance, updated in the same transaction as each entry. Only the
+    house may go below zero: its balance is minus everything it ever granted."""
+
+    __tablename__ = "balances"
+    __table_args__ = (
+        CheckConstraint(
+            f"balance >= 0 OR account_id = '{HOUSE_ACCOUNT}'", name="ck_balances_non_negative"
+        ),
+    )
+
+    account_id: Mapped[str] = mapped_column(ForeignKey("ledger_accounts.id"), primary_key=True)
+    balance: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class LedgerEntry(Base):
+    """One movement of coins: ``amount`` leaves ``debit_account`` and arrives in
+    ``credit_account``. The idempotency key makes a replayed movement a no-op."""
+
+    __tablename__ = "ledger_entries"
+    __table_args__ = (
+        CheckConstraint("amount > 0", name="ck_ledger_entries_positive"),
+        Index("ix_ledger_entries_debit", "debit_account"),
+        Index("ix_ledger_entries_credit", "credit_account"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
+    debit_account: Mapped[str] = mapped_column(ForeignKey("ledger_accounts.id"))
+    credit_account: Mapped[str] = mapped_column(ForeignKey("ledger_accounts.id"))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(String(32))
+    table_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    match_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class ServerSetting(Base):
+    """A server default an admin set (welcome grant, free-table earnings, turn time)."""
+
+    __tablename__ = "server_settings"
+
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[int] = mapped_column(Integer)

@@ -1,0 +1,237 @@
+"""The coin ledger (``sahrat.store.ledger``) against SQLite and PostgreSQL.
+
+The schema comes from the Alembic migrations (as in production). PostgreSQL:
+a database created for this test session on 127.0.0.1:5432 (user postgres),
+dropped at the end; skipped if unreachable, unless ``CI`` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+
+from sahrat.server.migrate import migrate
+from sahrat.store import ledger
+from sahrat.store.db import make_engine, make_sessions
+from sahrat.store.ledger import HOUSE, Movement, Overdraft, user_account
+from sahrat.store.models import User
+
+pytestmark = pytest.mark.asyncio
+
+PG_HOST = os.environ.get("SAHRAT_TEST_PG_HOST", "127.0.0.1")
+PG_PORT = int(os.environ.get("SAHRAT_TEST_PG_PORT", "5432"))
+PG_USER = os.environ.get("SAHRAT_TEST_PG_USER", "postgres")
+TABLES = "ledger_entries, balances, ledger_accounts, tokens, seats, users"
+
+
+async def _pg_execute(sql: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(
+        host=PG_HOST, port=PG_PORT, user=PG_USER, database="postgres", timeout=5
+    )
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def ledger_pg_url() -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database for this session (xdist worker)."""
+    name = f"sahrat_ledger_{secrets.token_hex(6)}"
+    try:
+        asyncio.run(_pg_execute(f'CREATE DATABASE "{name}"'))
+    except Exception as error:  # unreachable, refused, no such role...
+        reason = f"PostgreSQL at {PG_USER}@{PG_HOST}:{PG_PORT} is not usable: {error!r}"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set: the PostgreSQL ledger tests must run)")
+        pytest.skip(reason)
+    url = f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
+    try:
+        asyncio.run(migrate(url))
+        yield url
+    finally:
+        asyncio.run(_pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'ledger.db'}"
+    return str(request.getfixturevalue("ledger_pg_url"))
+
+
+@pytest_asyncio.fixture
+async def engine(database: str) -> AsyncIterator[AsyncEngine]:
+    if database.startswith("sqlite"):
+        await migrate(database)
+        db = make_engine(database)
+    else:
+        db = make_engine(database)
+        async with db.begin() as conn:
+            await conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+    try:
+        yield db
+    finally:
+        await db.dispose()
+
+
+async def _users(sessions: async_sessionmaker[object], count: int) -> list[int]:
+    async with sessions() as session, session.begin():  # type: ignore[attr-defined]
+        users = [User(name=f"u{i}-{secrets.token_hex(3)}", guest=True) for i in range(count)]
+        session.add_all(users)
+        await session.flush()
+        return [user.id for user in users]
+
+
+async def _invariant(sessions: async_sessionmaker[object]) -> ledger.InvariantReport:
+    async with sessions() as session:  # type: ignore[attr-defined]
+        report: ledger.InvariantReport = await ledger.check_invariant(session)
+    assert report.ok, report
+    return report
+
+
+async def test_grant_and_transfer_keep_the_ledger_balanced(engine: AsyncEngine) -> None:
+    sessions = make_sessions(engine)
+    a, b = await _users(sessions, 2)
+    async with sessions() as session, session.begin():
+        assert await ledger.grant(session, a, 1000, f"welcome:{a}", "welcome")
+        assert await ledger.grant(session, b, 500, f"welcome:{b}", "welcome")
+    async with sessions() as session, session.begin():
+        moved = await ledger.transfer(
+            session, user_account(a), user_account(b), 300, "t1", "transfer"
+        )
+        assert moved
+    async with sessions() as session:
+        got = await ledger.balances(session, [user_account(a), user_account(b), HOUSE])
+        assert got == {user_account(a): 700, user_account(b): 800, HOUSE: -1500}
+        history = await ledger.entries_of(session, user_account(a))
+        assert [(e.reason, e.amount) for e in history] == [("transfer", 300), ("welcome", 1000)]
+    report = await _invariant(sessions)
+    assert report.granted == report.held == 1500
+
+
+async def test_an_overdraft_fails_and_changes_nothing(engine: AsyncEngine) -> None:
+    sessions = make_sessions(engine)
+    a, b = await _users(sessions, 2)
+    async with sessions() as session, session.begin():
+        await ledger.grant(session, a, 100, "g", "welcome")
+    with pytest.raises(Overdraft) as caught:
+        async with sessions() as session, session.begin():
+            await ledger.transfer(session, user_account(a), user_account(b), 60, "x1", "t")
+            await ledger.transfer(session, user_account(a), user_account(b), 60, "x2", "t")
+    assert caught.value.account == user_account(a)
+    async with sessions() as session:
+        assert await ledger.balance(session, user_account(a)) == 100  # all or nothing
+        assert await ledger.balance(session, user_account(b)) == 0
+        assert await ledger.entries_of(session, user_account(b)) == []
+    await _invariant(sessions)
+
+
+async def test_the_database_check_refuses_a_negative_balance(engine: AsyncEngine) -> None:
+    """Even a statement that bypasses the ledger cannot make a balance negative."""
+    sessions = make_sessions(engine)
+    (a,) = await _users(sessions, 1)
+    async with sessions() as session, session.begin():
+        await ledger.grant(session, a, 10, "g", "welcome")
+    with pytest.raises((IntegrityError, DBAPIError)):
+        async with sessions() as session, session.begin():
+            await session.execute(
+                text("UPDATE balances SET balance = balance - 11 WHERE account_id = :a"),
+                {"a": user_account(a)},
+            )
+    with pytest.raises((IntegrityError, DBAPIError)):  # and no entry moves nothing
+        async with sessions() as session, session.begin():
+            await session.execute(
+                text(
+                    "INSERT INTO ledger_entries (idempotency_key, debit_account, "
+                    "credit_account, amount, reason) VALUES ('z', 'house', :a, 0, 'x')"
+                ),
+                {"a": user_account(a)},
+            )
+    async with sessions() as session:
+        assert await ledger.balance(session, user_account(a)) == 10
+    await _invariant(sessions)
+
+
+async def test_the_same_key_twice_is_one_movement(engine: AsyncEngine) -> None:
+    sessions = make_sessions(engine)
+    a, b = await _users(sessions, 2)
+    async with sessions() as session, session.begin():
+        assert await ledger.grant(session, a, 100, "welcome:a", "welcome")
+        assert not await ledger.grant(session, a, 100, "welcome:a", "welcome")
+    move = Movement("table:1:seq:1:stake:0", user_account(a), user_account(b), 40, "stake")
+    for _ in range(3):  # a retried batch, in fresh transactions
+        async with sessions() as session, session.begin():
+            await ledger.post_all(session, [move])
+    async with sessions() as session:
+        assert await ledger.balance(session, user_account(a)) == 60
+        assert await ledger.balance(session, user_account(b)) == 40
+    report = await _invariant(sessions)
+    assert report.granted == 100
+
+
+async def test_concurrent_transfers_never_overdraw(engine: AsyncEngine) -> None:
+    """Many transactions at once take from one account more than it holds: the ones
+    that fit succeed, the rest fail with Overdraft, the balance never goes negative."""
+    sessions = make_sessions(engine)
+    payer, *payees = await _users(sessions, 6)
+    async with sessions() as session, session.begin():
+        await ledger.grant(session, payer, 1000, "g", "welcome")
+
+    async def take(index: int) -> bool:
+        async with sessions() as session, session.begin():
+            return await ledger.transfer(
+                session,
+                user_account(payer),
+                user_account(payees[index % len(payees)]),
+                70,
+                f"take:{index}",
+                "transfer",
+            )
+
+    results = await asyncio.gather(*(take(i) for i in range(40)), return_exceptions=True)
+    succeeded = [r for r in results if r is True]
+    failed = [r for r in results if isinstance(r, Overdraft)]
+    assert len(succeeded) == 1000 // 70, results
+    assert len(failed) == 40 - len(succeeded), [r for r in results if r is not True]
+    async with sessions() as session:
+        assert await ledger.balance(session, user_account(payer)) == 1000 % 70
+    report = await _invariant(sessions)
+    assert report.granted == report.held == 1000
+
+
+async def test_concurrent_replays_of_one_key_pay_once(engine: AsyncEngine) -> None:
+    sessions = make_sessions(engine)
+    (a,) = await _users(sessions, 1)
+
+    async def pay() -> bool:
+        async with sessions() as session, session.begin():
+            return await ledger.grant(session, a, 25, "earn:table:7", "earnings")
+
+    results = await asyncio.gather(*(pay() for _ in range(10)))
+    assert results.count(True) == 1
+    async with sessions() as session:
+        assert await ledger.balance(session, user_account(a)) == 25
+    await _invariant(sessions)
+
+
+async def test_payout_shares() -> None:
+    assert ledger.payout_shares(200, 2, [2, 1], 1) == {1: 200}
+    assert ledger.payout_shares(300, 3, [2, 1, 3], 1) == {1: 210, 0: 90}
+    assert ledger.payout_shares(401, 4, [3, 2, 4, 1], 3) == {3: 280, 1: 121}
+    assert ledger.payout_shares(100, 2, None, 0) == {0: 100}  # Conquian
+    with pytest.raises(ledger.LedgerError):
+        ledger.payout_shares(300, 3, [1, 2, 2], 0)
+    with pytest.raises(ledger.LedgerError):
+        ledger.payout_shares(300, 3, [1, 1, 3], 0)
