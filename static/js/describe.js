@@ -1,0 +1,52 @@
+// Engine events and record actions in words, for the move log and the replay viewer.
+import { t } from "./i18n.js";
+import { label } from "./cards.js";
+
+const cards = (list) => (list || []).map(label).join(" ");
+
+/** One line for an engine event, or null for events not worth a line (e.g. "dealt"). */
+export function describeEvent(ev, nameOf) {
+  const who = ev.seat === null || ev.seat === undefined ? "" : nameOf(ev.seat);
+  const p = { who, card: ev.card ? label(ev.card) : "", cards: cards(ev.cards || ev.added || ev.laid) };
+  switch (ev.type) {
+    case "draw": return ev.card ? t("ev.draw_card", p) : t("ev.draw", p);
+    case "take_discard": return t("ev.take_discard", p);
+    case "open": return t("ev.open", { ...p, total: ev.total });
+    case "meld": return t("ev.meld", p);
+    case "lay_off": return t("ev.lay_off", p);
+    case "swap_joker": return t("ev.swap_joker", p);
+    case "discard": return t("ev.discard", p);
+    case "commit": return t("ev.commit", p);
+    case "redeal": return t("ev.redeal", p);
+    case "end_turn": return t("ev.end_turn", p);
+    case "reshuffle": case "stock_exhausted": return t("ev.reshuffle", p);
+    case "round_end": return t("ev.round_end", { round: ev.round });
+    case "deal": return ev.round ? t("ev.deal_round", { round: ev.round }) : t("ev.deal");
+    case "turn_up": return t("ev.turn_up", p);
+    case "take": return t(ev.forced ? "ev.take_forced" : "ev.take", p);
+    case "refuse": return t("ev.refuse", p);
+    case "pass": return t("ev.pass", p);
+    case "force_question": return t("ev.force_question", { ...p, who: nameOf(ev.player) });
+    case "force": return t("ev.force", p);
+    case "decline_force": return t("ev.decline_force", p);
+    case "deal_end": return ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", { who });
+    case "match_end": return ev.winner === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(ev.winner) });
+    default: return null;
+  }
+}
+
+/** One line for a recorded action ({seat, type, ...}) in the replay viewer. */
+export function describeAction(a, nameOf) {
+  const p = { who: nameOf(a.seat), card: a.card ? label(a.card) : "" };
+  const melds = (a.melds || []).map(cards).join(" | ");
+  const offs = (a.lay_offs || []).map((l) => `#${l.meld}+${cards(l.cards)}`).join(" ");
+  const rest = [melds, offs].filter(Boolean).join(" ; ");
+  switch (a.type) {
+    case "draw": return t("ev.draw", p);
+    case "take_discard": return t("act.take_discard", { ...p, rest });
+    case "lay_down": return t("act.lay_down", { ...p, rest });
+    case "swap_joker": return t("act.swap_joker", { ...p, meld: a.meld, cards: cards(a.cards) });
+    case "take": return t("act.take", { ...p, rest });
+    default: return describeEvent({ ...a, seat: a.seat }, nameOf) || `${p.who}: ${a.type}`;
+  }
+}

@@ -1,0 +1,48 @@
+// Tiny DOM helpers: no framework, just a hyperscript-like `h` and a few shortcuts.
+
+/** h("button.primary", {onclick}, "text", child...) → an element. */
+export function h(tag, attrs, ...children) {
+  const [name, ...classes] = tag.split(".");
+  const el = document.createElement(name || "div");
+  if (classes.length) el.className = classes.join(" ");
+  if (attrs && (typeof attrs !== "object" || attrs instanceof Node || Array.isArray(attrs))) {
+    children.unshift(attrs);
+    attrs = null;
+  }
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "class") el.className += (el.className ? " " : "") + value;
+    else if (key === "value") el.value = value;
+    else if (key === "checked") el.checked = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replace everything inside `el`. */
+export function mount(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+/** A short-lived message at the bottom of the screen (errors, notices). */
+export function toast(text, kind = "info", ms = 4000) {
+  const box = document.getElementById("toasts");
+  const el = h(`div.toast.${kind}`, { role: kind === "error" ? "alert" : "status" }, text);
+  box.append(el);
+  setTimeout(() => el.remove(), ms);
+  return el;
+}

@@ -1,0 +1,248 @@
+// The Konkan table (RULES Part 1): my hand, staging melds for one lay-down
+// (the opening is one action), lay-offs and joker swaps by tapping a table meld,
+// the stock, the discard pile (taking it carries the melds that use it), the
+// opening total against the threshold, and the commitment in the last round.
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { cardEl, konkanMeld, sortByRank, sortBySuit, parse, label } from "./cards.js";
+
+function uiState(st) {
+  const ui = st.ui;
+  ui.order ??= [];
+  ui.selected ??= [];
+  ui.staged ??= [];   // melds being built, each a list of card ids (may hold the discard top)
+  ui.offs ??= [];     // lay-offs being built: {meld, cards}
+  const hand = st.view.hand || [];
+  const inHand = new Set(hand);
+  const top = st.view.discard_top;
+  // Keep the player's own order; cards that arrived go to the end.
+  ui.order = ui.order.filter((c) => inHand.has(c));
+  for (const c of hand) if (!ui.order.includes(c)) ui.order.push(c);
+  const usable = (c) => inHand.has(c) || (c === top && st.view.phase === "draw");
+  ui.selected = ui.selected.filter(usable);
+  ui.staged = ui.staged.filter((m) => m.every(usable));
+  ui.offs = ui.offs.filter((o) => o.cards.every((c) => inHand.has(c)));
+  return ui;
+}
+
+function stagedCards(ui) {
+  return new Set([...ui.staged.flat(), ...ui.offs.flatMap((o) => o.cards)]);
+}
+
+/** The threshold the next opening must reach (escalating option: beat the last one). */
+export function openingTarget(v) {
+  const base = v.options.threshold;
+  return v.options.escalating_opening && v.last_opening ? Math.max(base, v.last_opening + 1) : base;
+}
+
+export function renderKonkan(ctx) {
+  const { st, send } = ctx;
+  const v = st.view;
+  const me = st.seat;
+  const ui = me === null ? null : uiState(st);
+  const myTurn = me !== null && v.turn === me && !v.match_over;
+  const simple = new Set((v.simple_actions || []).map((a) => a.type));
+  const aceValue = v.options.ace_value;
+
+  const toggle = (card) => {
+    const i = ui.selected.indexOf(card);
+    if (i >= 0) ui.selected.splice(i, 1); else ui.selected.push(card);
+    ctx.redraw();
+  };
+
+  const act = async (action, after) => {
+    const reply = await send(action);
+    if (reply.ok) { ui.selected = []; if (after) after(); ctx.redraw(); }
+    return reply;
+  };
+
+  // Tapping a table meld: a joker swap when the selection is exactly what the
+  // joker stands for, otherwise a lay-off (sent at once when I have opened).
+  const tapMeld = (meld) => {
+    if (!ui || !ui.selected.length) return;
+    const cards = ui.selected.filter((c) => c !== v.discard_top || (v.hand || []).includes(c));
+    const faces = cards.map((c) => parse(c).face).sort().join();
+    const hasJoker = meld.cards.some((c) => parse(c).joker);
+    if (hasJoker && faces === [...meld.joker_for].sort().join()) {
+      act({ type: "swap_joker", meld: meld.id, cards });
+      return;
+    }
+    if (v.opened[me] && !ui.staged.length && v.phase === "play") {
+      act({ type: "lay_down", lay_offs: [{ meld: meld.id, cards }] });
+      return;
+    }
+    ui.offs.push({ meld: meld.id, cards });
+    ui.selected = [];
+    ctx.redraw();
+  };
+
+  const melds = h("section.melds", { id: "table-melds" },
+    h("h3", t("konkan.table_melds")),
+    v.melds.length ? groupByOwner(v.melds, ctx.nameOf, (m) => h("button", {
+      type: "button", class: "table-meld", dataset: { meld: m.id },
+      onclick: () => tapMeld(m), "aria-label": t("konkan.meld_n", { n: m.id }),
+    }, m.cards.map((c) => cardEl(c, { small: true })),
+    m.joker_for.length ? h("span.joker-for", "★=", m.joker_for.map(label).join("/")) : null))
+      : h("p.muted", t("konkan.no_melds")));
+
+  const discardSelected = ui?.selected.includes(v.discard_top);
+  const piles = h("section.piles",
+    h("div.pile", { id: "stock" },
+      h("button", {
+        type: "button", class: "card back", id: "stock-card", disabled: !(myTurn && simple.has("draw")),
+        onclick: () => act({ type: "draw" }), "aria-label": t("konkan.draw"),
+      }, h("span.count", v.stock_count)),
+      h("span.pile-label", t("konkan.stock"), " · ", v.stock_count)),
+    h("div.pile", { id: "discard-pile" },
+      v.discard_top
+        ? cardEl(v.discard_top, {
+          selected: discardSelected,
+          onclick: () => { if (myTurn && v.phase === "draw") toggle(v.discard_top); },
+        })
+        : h("div.card.empty", "—"),
+      h("span.pile-label", t("konkan.discard_pile"), " · ", v.discard_count)),
+  );
+
+  const parts = [melds, piles];
+  if (ui) parts.push(staging(ctx, ui, v, aceValue), controls(ctx, ui, v, myTurn, simple, act), handRow(ctx, ui, v, toggle));
+  else parts.push(h("p.muted.spectator-note", t("table.watching")));
+  return h("div.konkan", parts);
+}
+
+function groupByOwner(melds, nameOf, draw) {
+  const owners = [...new Set(melds.map((m) => m.owner))];
+  return owners.map((owner) => h("div.meld-group",
+    h("span.owner", nameOf(owner)),
+    h("div.meld-row", melds.filter((m) => m.owner === owner).map(draw))));
+}
+
+function staging(ctx, ui, v, aceValue) {
+  if (!ui.staged.length && !ui.offs.length) return h("section.staging.empty", { id: "staging" });
+  const infos = ui.staged.map((m) => konkanMeld(m, aceValue));
+  const total = infos.reduce((sum, i) => sum + (i.ok ? i.value : 0), 0);
+  const opened = v.opened[ctx.st.seat];
+  const target = openingTarget(v);
+  return h("section.staging", { id: "staging" },
+    h("h3", t("konkan.new_melds")),
+    ui.staged.map((m, i) => h("div.staged", { dataset: { staged: i } },
+      m.map((c) => cardEl(c, { small: true })),
+      infos[i].ok ? h("span.value", `= ${infos[i].value}`) : h("span.bad", t(`why.${infos[i].why}`)),
+      h("button.link", { type: "button", onclick: () => { ui.staged.splice(i, 1); ctx.redraw(); }, "aria-label": t("konkan.unstage") }, "✕"))),
+    ui.offs.map((o, i) => h("div.staged.off",
+      t("konkan.lay_off_on", { n: o.meld }), " ", o.cards.map((c) => cardEl(c, { small: true })),
+      h("button.link", { type: "button", onclick: () => { ui.offs.splice(i, 1); ctx.redraw(); } }, "✕"))),
+    opened ? null : h("p", { id: "opening-total", class: total >= target ? "ok" : "short" },
+      t("konkan.opening_total", { total, target }), " ", total >= target ? "✓" : "✗"));
+}
+
+function controls(ctx, ui, v, myTurn, simple, act) {
+  const selected = ui.selected;
+  const onlyHand = selected.filter((c) => c !== v.discard_top || (v.hand || []).includes(c));
+  const buttons = [];
+  const btn = (id, text, onclick, opts = {}) => buttons.push(h(`button${opts.primary ? ".primary" : ""}`, { type: "button", id, onclick, disabled: opts.disabled }, text));
+
+  btn("make-meld", t("konkan.make_meld"), () => { ui.staged.push([...selected]); ui.selected = []; ctx.redraw(); }, { disabled: selected.length < 3 });
+  if (myTurn && v.phase === "draw") {
+    btn("draw", t("konkan.draw"), () => act({ type: "draw" }), { primary: true, disabled: !simple.has("draw") });
+    const committed = v.committed[ctx.st.seat];
+    btn("take-discard", t("konkan.take_discard"), () => {
+      const action = { type: "take_discard" };
+      if (ui.staged.length) action.melds = ui.staged;
+      if (ui.offs.length) action.lay_offs = ui.offs;
+      act(action, () => { ui.staged = []; ui.offs = []; });
+    }, { disabled: !v.discard_top || (!committed && !ui.staged.length && !ui.offs.length) });
+  }
+  if (myTurn && v.phase === "play") {
+    btn("lay-down", t("konkan.lay_down"), () => {
+      const action = { type: "lay_down" };
+      if (ui.staged.length) action.melds = ui.staged;
+      if (ui.offs.length) action.lay_offs = ui.offs;
+      act(action, () => { ui.staged = []; ui.offs = []; });
+    }, { disabled: !ui.staged.length && !ui.offs.length });
+    btn("discard", t("konkan.discard"), () => act({ type: "discard", card: onlyHand[0] }), { primary: true, disabled: onlyHand.length !== 1 });
+  }
+  if (myTurn && simple.has("commit")) btn("commit", t("konkan.commit"), () => {
+    if (confirm(t("konkan.commit_confirm"))) act({ type: "commit" });
+  });
+  if (myTurn && simple.has("claim_redeal")) btn("redeal", t("konkan.claim_redeal"), () => act({ type: "claim_redeal" }));
+  if (myTurn && simple.has("end_turn")) btn("end-turn", t("konkan.end_turn"), () => act({ type: "end_turn" }));
+  if (ui.staged.length || ui.offs.length || selected.length) {
+    btn("clear", t("konkan.clear"), () => { ui.staged = []; ui.offs = []; ui.selected = []; ctx.redraw(); });
+  }
+  const turnText = v.match_over ? t("table.match_over")
+    : myTurn ? t(v.phase === "draw" ? "konkan.your_turn_draw" : "konkan.your_turn_play")
+      : t("table.their_turn", { who: ctx.nameOf(v.turn) });
+  return h("section.controls",
+    h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, turnText),
+    h("div.row.actions", buttons),
+    h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
+}
+
+function handRow(ctx, ui, v, toggle) {
+  const staged = stagedCards(ui);
+  const cards = ui.order.filter((c) => !staged.has(c));
+  let dragged = null;
+  const move = (dir) => {
+    // Move the selected cards one place left or right (on screen) in my order.
+    const rtl = document.documentElement.dir === "rtl";
+    const step = (dir === "left") !== rtl ? -1 : 1;
+    const order = ui.order;
+    const idx = ui.selected.map((c) => order.indexOf(c)).filter((i) => i >= 0).sort((a, b) => step * (b - a));
+    for (const i of idx) {
+      const j = i + step;
+      if (j < 0 || j >= order.length || ui.selected.includes(order[j])) continue;
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    ctx.redraw();
+  };
+  return h("section.hand-area",
+    h("div.row.hand-tools",
+      h("span.muted", t("konkan.my_hand", { n: (v.hand || []).length })),
+      h("button", { type: "button", id: "sort-suit", onclick: () => { ui.order = sortBySuit(ui.order); ctx.redraw(); } }, t("hand.sort_suit")),
+      h("button", { type: "button", id: "sort-rank", onclick: () => { ui.order = sortByRank(ui.order); ctx.redraw(); } }, t("hand.sort_rank")),
+      h("button", { type: "button", id: "move-left", "aria-label": t("hand.move_left"), disabled: !ui.selected.length, onclick: () => move("left") }, "◀"),
+      h("button", { type: "button", id: "move-right", "aria-label": t("hand.move_right"), disabled: !ui.selected.length, onclick: () => move("right") }, "▶"),
+    ),
+    h("div.hand", { id: "hand" }, cards.map((c) => {
+      const el = cardEl(c, { selected: ui.selected.includes(c), onclick: () => toggle(c) });
+      // Dragging a card onto another puts it in that card's place (desktop).
+      el.draggable = true;
+      el.addEventListener("dragstart", () => { dragged = c; el.classList.add("dragging"); });
+      el.addEventListener("dragover", (e) => e.preventDefault());
+      el.addEventListener("drop", (e) => {
+        e.preventDefault();
+        if (!dragged || dragged === c) return;
+        const order = ui.order.filter((x) => x !== dragged);
+        order.splice(order.indexOf(c), 0, dragged);
+        ui.order = order;
+        ctx.redraw();
+      });
+      return el;
+    })));
+}
+
+// --- score sheet and round summary ------------------------------------------------------
+
+export function konkanSheet(v, nameOf) {
+  const seats = v.totals.map((_, i) => i);
+  return h("table.sheet",
+    h("thead", h("tr", h("th", t("sheet.round")), seats.map((s) => h("th", nameOf(s))), h("th", t("sheet.finish")))),
+    h("tbody",
+      v.scores.map((r) => h("tr",
+        h("td", r.round),
+        seats.map((s) => h("td", { class: r.winner === s ? "winner" : "" }, r.scores[s])),
+        h("td", t(`finish.${r.finish}`)))),
+      v.scores.length ? null : h("tr", h("td", { colspan: seats.length + 2 }, t("sheet.empty")))),
+    h("tfoot", h("tr", h("th", t("sheet.total")), seats.map((s) => h("th", v.totals[s])), h("th", ""))));
+}
+
+export function konkanSummary(ev, v, nameOf) {
+  return h("div.summary",
+    h("p.lead", ev.winner === null || ev.winner === undefined
+      ? t("summary.void")
+      : t(`summary.out_${ev.finish}`, { who: nameOf(ev.winner) })),
+    h("table.sheet", h("tbody", (ev.scores || []).map((score, s) => h("tr",
+      h("th", nameOf(s)),
+      h("td", { class: ev.winner === s ? "winner" : "" }, score),
+      h("td.hand-cards", (ev.hands?.[s] || []).map((c) => cardEl(c, { small: true }))))))));
+}

@@ -1,0 +1,61 @@
+// A finished match, step by step. The browser has no rules engine, so the
+// viewer walks through the record's actions in words next to the score sheet,
+// whose rows hold every hand face up at each round's (or deal's) end.
+import { h, mount } from "./dom.js";
+import { t, errorText } from "./i18n.js";
+import { api } from "./api.js";
+import { describeAction } from "./describe.js";
+import { cardEl } from "./cards.js";
+
+export function showReplay(main, matchId) {
+  let match = null;
+  let step = 0;
+  const root = h("div.replay", { id: "replay" });
+  mount(main, root);
+
+  const nameOf = (seat) => match?.record?.seats?.[seat] || t("table.seat_n", { n: seat + 1 });
+
+  function sheet() {
+    const s = match.score_sheet;
+    if (match.game === "conquian") {
+      return h("div.replay-sheet", (s.deals || []).map((d) => h("section.card-box",
+        h("h3", t("sheet.deal"), ` ${d.deal}: `, d.finish === "draw" ? t("finish.draw") : t("ev.deal_win", { who: nameOf(d.winner) })),
+        (d.melds || []).map((melds, seat) => h("div.replay-seat",
+          h("strong", nameOf(seat)),
+          h("div.meld-row", melds.map((m) => h("div.table-meld", m.map((c) => cardEl(c, { small: true }))))),
+          h("div.hand-cards", (d.hands?.[seat] || []).map((c) => cardEl(c, { small: true }))))))));
+    }
+    return h("div.replay-sheet", (s.rounds || []).map((r) => h("section.card-box",
+      h("h3", t("sheet.round"), ` ${r.round} · ${t(`finish.${r.finish}`)}`),
+      h("table.sheet", h("tbody", r.scores.map((score, seat) => h("tr",
+        h("th", nameOf(seat)), h("td", { class: r.winner === seat ? "winner" : "" }, score),
+        h("td.hand-cards", (r.hands?.[seat] || []).map((c) => cardEl(c, { small: true }))))))))),
+    h("p.lead", t("sheet.total"), ": ", (s.totals || []).map((x, seat) => `${nameOf(seat)} ${x}`).join(" · ")));
+  }
+
+  function draw() {
+    if (!match) return;
+    const actions = match.record.actions || [];
+    const go = (n) => { step = Math.max(0, Math.min(actions.length, n)); draw(); };
+    const winner = match.winner_seat === null ? t("history.no_winner") : t("ev.match_won", { who: nameOf(match.winner_seat) });
+    mount(root,
+      h("div.table-bar", h("a.back", { href: "#/" }, "🏠 ", t("table.lobby")),
+        h("strong", `${t(`game.${match.game}`)} · ${t("replay.title")} #${match.id}`), h("span", winner)),
+      h("div.replay-body",
+        h("section.card-box.steps",
+          h("div.row",
+            h("button", { type: "button", id: "replay-first", onclick: () => go(0) }, "⏮"),
+            h("button", { type: "button", id: "replay-prev", onclick: () => go(step - 1) }, t("replay.prev")),
+            h("span", { id: "replay-step" }, t("replay.step", { n: step, total: actions.length })),
+            h("button", { type: "button", id: "replay-next", onclick: () => go(step + 1) }, t("replay.next")),
+            h("button", { type: "button", id: "replay-last", onclick: () => go(actions.length) }, "⏭")),
+          h("input", { type: "range", min: 0, max: actions.length, value: step, "aria-label": t("replay.step", { n: step, total: actions.length }), oninput: (e) => go(Number(e.target.value)) }),
+          h("ol.replay-actions", actions.map((a, i) => h("li", { class: i === step - 1 ? "current" : i < step ? "done" : "" }, describeAction(a, nameOf))))),
+        sheet()));
+    root.querySelector(".replay-actions li.current")?.scrollIntoView({ block: "nearest" });
+  }
+
+  api("GET", `/api/matches/${matchId}`).then((data) => { match = data; draw(); })
+    .catch((error) => mount(root, h("p.error-line", errorText(error.detail)), h("a", { href: "#/" }, t("table.lobby"))));
+  return { close() {}, rerender: draw };
+}

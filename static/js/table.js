@@ -1,0 +1,306 @@
+// A table screen: the connection, the seats (connected / away / bot), the turn
+// timer, reactions, the move log, the score sheet and round-end summary. The
+// game-specific middle is drawn by konkan.js or conquian.js.
+import { h, mount, toast } from "./dom.js";
+import { t, errorText } from "./i18n.js";
+import { api, session, ensureUser, rememberTable } from "./api.js";
+import { TableConnection } from "./conn.js";
+import { describeEvent } from "./describe.js";
+import { renderKonkan, konkanSheet, konkanSummary } from "./konkan.js";
+import { renderConquian, conquianSheet, conquianSummary } from "./conquian.js";
+import { label } from "./cards.js";
+
+export const REACTIONS = ["hello", "good_game", "well_played", "thanks", "oops", "hurry", "wow", "laugh"];
+const REACTION_EMOJI = { hello: "👋", good_game: "🤝", well_played: "👏", thanks: "🙏", oops: "😅", hurry: "⏳", wow: "😮", laugh: "😂" };
+
+export function showTable(main, tableId, { onUser }) {
+  const st = {
+    info: null, seat: null, view: null, deadline: null, status: "connecting",
+    log: [], summary: null, sheetOpen: false, reactions: {}, busy: false,
+    ui: {},  // the game module's local state (selection, staged melds, hand order)
+  };
+  let conn = null;
+  const root = h("div.table-screen", { id: "table" });
+  mount(main, root);
+
+  const nameOf = (seat) => {
+    if (seat === null || seat === undefined) return "";
+    const s = st.info?.seats?.[seat];
+    if (seat === st.seat) return t("table.you");
+    if (s && s.user_id === null && s.bot) return t("table.bot_name", { n: seat + 1 });
+    return s?.name || t("table.seat_n", { n: seat + 1 });
+  };
+
+  function addLog(events, by) {
+    for (const ev of events) {
+      const line = describeEvent(ev, nameOf);
+      const mark = { timer: " ⏱", bot: " 🤖" }[by] || "";
+      if (line) st.log.push(ev.seat !== null && ev.seat !== undefined ? line + mark : line);
+      if (ev.type === "round_end" || ev.type === "deal_end") st.summary = { event: ev };
+      if (ev.type === "match_end" && st.summary) st.summary.matchEnd = ev;
+      else if (ev.type === "match_end") st.summary = { matchEnd: ev };
+    }
+    st.log = st.log.slice(-40);
+  }
+
+  function applySnapshot(snap) {
+    st.info = snap.table;
+    st.seat = snap.seat;
+    st.view = snap.view;
+    st.deadline = snap.deadline;
+    if (snap.seat !== null) rememberTable(tableId);
+  }
+
+  const handlers = {
+    status(state) { st.status = state; drawStatus(); },
+    fatal(code) {
+      toast(t(code === 4401 ? "err.bad_token" : "err.no_such_table"), "error");
+      if (code === 4401) { session.clear(); onUser(); }
+      sessionStorage.removeItem("sahrat.table");
+      location.hash = "#/";
+    },
+    message(msg) {
+      const p = msg.payload;
+      switch (msg.type) {
+        case "snapshot": applySnapshot(p); break;
+        case "resume":
+          for (const missed of p.missed) addLog(missed.events, missed.by);
+          applySnapshot(p.snapshot);
+          break;
+        case "update":
+          addLog(p.events, p.by);
+          st.view = p.view; st.deadline = p.deadline;
+          if (st.info) st.info.seq = msg.seq;
+          break;
+        case "table": st.info = p; break;
+        case "reaction": showReaction(p); return;
+        case "reply":
+          if (!p.ok) {
+            if (p.snapshot) applySnapshot(p.snapshot);
+            showError(p.error);
+          }
+          break;
+        case "error": showError(p); return;
+        default: return;
+      }
+      draw();
+    },
+  };
+
+  function showError(error) {
+    const text = errorText(error);
+    st.lastError = text;
+    toast(text, "error", 6000);
+    const box = root.querySelector("#last-error");
+    if (box) box.textContent = text;
+  }
+
+  async function send(action) {
+    if (st.busy) return { ok: false };
+    st.busy = true;
+    try {
+      const reply = await conn.command(action);
+      if (!reply.ok && reply.error?.code === "disconnected") showError(reply.error);
+      return reply;
+    } finally { st.busy = false; }
+  }
+
+  function showReaction(p) {
+    const key = p.seat ?? `u${p.user_id}`;
+    st.reactions[key] = p.reaction;
+    drawSeats();
+    const who = p.seat === null ? p.name : nameOf(p.seat);
+    toast(`${who}: ${REACTION_EMOJI[p.reaction] || ""} ${t(`react.${p.reaction}`)}`, "reaction", 3000);
+    setTimeout(() => { if (st.reactions[key] === p.reaction) { delete st.reactions[key]; drawSeats(); } }, 3500);
+  }
+
+  // --- drawing -------------------------------------------------------------------------
+
+  const statusEl = h("span.conn", { id: "conn-status" });
+  const seatsEl = h("div.seats", { id: "seats" });
+  const middle = h("div.middle", { id: "middle" });
+  const logEl = h("ol.log", { id: "log" });
+  const overlay = h("div", { id: "overlays" });
+
+  function drawStatus() {
+    statusEl.textContent = t(`conn.${st.status}`);
+    statusEl.className = `conn ${st.status}`;
+  }
+
+  function seatBadges(s) {
+    const out = [];
+    if (s.bot) out.push(h("span.badge.bot", { title: t("table.bot") }, "🤖 " + t("table.bot")));
+    if (s.left) out.push(h("span.badge.away", t("table.left")));
+    if (s.user_id !== null) {
+      if (s.away) out.push(h("span.badge.away", t("table.away")));
+      else if (!s.connected) out.push(h("span.badge.offline", t("table.offline")));
+      else out.push(h("span.dot.online", { title: t("table.online") }));
+    }
+    return out;
+  }
+
+  function drawSeats() {
+    const v = st.view;
+    const seats = st.info?.seats || [];
+    mount(seatsEl, seats.map((s) => {
+      const turn = v && v.turn === s.seat;
+      const count = v?.hand_counts?.[s.seat];
+      const reaction = st.reactions[s.seat];
+      return h("div", { class: `seat${turn ? " turn" : ""}${s.seat === st.seat ? " mine" : ""}`, dataset: { seat: s.seat } },
+        h("div.seat-top", h("strong.who", s.user_id === null ? (s.bot ? t("table.bot_name", { n: s.seat + 1 }) : t("table.empty_seat")) : nameOf(s.seat)), ...seatBadges(s)),
+        h("div.seat-info",
+          count !== undefined ? h("span.count", { title: t("table.cards_in_hand") }, `🂠 ${count}`) : null,
+          v?.opened?.[s.seat] ? h("span.badge.opened", t("konkan.opened")) : null,
+          v?.committed?.[s.seat] ? h("span.badge.committed", t("konkan.committed")) : null,
+          v?.totals ? h("span.total", { title: t("sheet.total") }, `Σ ${v.totals[s.seat]}`) : null,
+          v?.points ? h("span.total", { title: t("sheet.points") }, `★ ${v.points[s.seat]}`) : null,
+          turn ? h("span.timer", { "aria-live": "off" }) : null,
+        ),
+        reaction ? h("div.bubble", REACTION_EMOJI[reaction] + " " + t(`react.${reaction}`)) : null,
+      );
+    }));
+    tick();
+  }
+
+  function tick() {
+    const left = st.deadline ? Math.max(0, Math.ceil(st.deadline - Date.now() / 1000)) : null;
+    for (const el of root.querySelectorAll(".timer")) {
+      el.textContent = left === null ? "" : `⏱ ${left}`;
+      el.classList.toggle("low", left !== null && left <= 5);
+    }
+  }
+
+  function waitingRoom() {
+    const info = st.info;
+    const seated = st.seat !== null;
+    const free = info.seats.some((s) => s.user_id === null && !s.bot);
+    return h("section.card-box.waiting", { id: "waiting" },
+      h("h2", t("table.waiting_title")),
+      h("p", t("table.waiting_help", { n: info.seats.filter((s) => s.user_id === null).length })),
+      info.invite_code ? h("p.invite", t("table.invite_code"), " ", h("code", { id: "invite-code" }, info.invite_code)) : null,
+      h("div.row",
+        !seated && free ? h("button.primary", {
+          type: "button", id: "take-seat",
+          onclick: async () => {
+            try { await ensureUser(); await api("POST", `/api/tables/${tableId}/join`, {}); reconnect(); }
+            catch (error) { showError(error.detail); }
+          },
+        }, t("lobby.join")) : null,
+        seated && !info.coin_table ? h("button", {
+          type: "button", id: "start-bots",
+          onclick: async () => {
+            try { await api("POST", `/api/tables/${tableId}/start`, { bots: true }); }
+            catch (error) { showError(error.detail); }
+          },
+        }, t("table.start_with_bots")) : null,
+        seated ? h("button", {
+          type: "button", id: "leave",
+          onclick: async () => {
+            try { await api("POST", `/api/tables/${tableId}/leave`); location.hash = "#/"; }
+            catch (error) { showError(error.detail); }
+          },
+        }, t("table.leave")) : null,
+      ),
+      h("p.error-line", { id: "last-error", role: "status" }),
+    );
+  }
+
+  function reactionBar() {
+    if (st.seat === null && !session.token) return null;
+    return h("details.reactions", { id: "reactions" },
+      h("summary", "😊 ", t("table.react")),
+      h("div.reaction-buttons", REACTIONS.map((r) => h("button", {
+        type: "button", dataset: { reaction: r }, title: t(`react.${r}`),
+        onclick: (event) => { conn.react(r); event.target.closest("details").open = false; },
+      }, REACTION_EMOJI[r], h("span", t(`react.${r}`))))));
+  }
+
+  function game() { return st.info?.game === "conquian" ? "conquian" : "konkan"; }
+
+  function drawOverlays() {
+    const v = st.view;
+    const parts = [];
+    if (st.sheetOpen && v) {
+      parts.push(modal("score-sheet", t("sheet.title"),
+        game() === "konkan" ? konkanSheet(v, nameOf) : conquianSheet(v, nameOf),
+        () => { st.sheetOpen = false; drawOverlays(); }));
+    }
+    if (st.summary && v) {
+      const body = [];
+      if (st.summary.event) body.push(game() === "konkan" ? konkanSummary(st.summary.event, v, nameOf) : conquianSummary(st.summary.event, nameOf));
+      if (st.summary.matchEnd) {
+        const w = st.summary.matchEnd.winner;
+        body.push(h("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(w) })));
+      }
+      parts.push(modal("summary", st.summary.matchEnd ? t("summary.match_title") : t("summary.title"), body,
+        () => { st.summary = null; drawOverlays(); }));
+    }
+    mount(overlay, parts);
+  }
+
+  function draw() {
+    if (!st.info) return;
+    const v = st.view;
+    const ctx = { st, send, nameOf, redraw: draw, showError };
+    let center;
+    if (st.info.status === "waiting" || !v) center = waitingRoom();
+    else center = game() === "konkan" ? renderKonkan(ctx) : renderConquian(ctx);
+    mount(middle, center);
+    drawSeats();
+    mount(logEl, st.log.slice(-8).map((line) => h("li", line)));
+    logEl.scrollTop = logEl.scrollHeight;
+    const over = v?.match_over || st.info.status === "finished";
+    mount(bar,
+      h("a.back", { href: "#/" }, "🏠 ", t("table.lobby")),
+      h("strong.table-name", `${t(`game.${st.info.game}`)} #${tableId}`),
+      v && game() === "konkan" ? h("span.round", t("konkan.round_of", { round: v.round, rounds: v.options.rounds }), v.last_round ? h("span.badge.last", t("konkan.last_round")) : null) : null,
+      v && game() === "conquian" ? h("span.round", t("conquian.deal_n", { n: v.deal })) : null,
+      st.seat === null ? h("span.badge.spectator", { id: "spectating" }, t("table.spectator")) : null,
+      statusEl,
+      v ? h("button", { type: "button", id: "open-sheet", onclick: () => { st.sheetOpen = true; drawOverlays(); } }, "📋 ", t("sheet.button")) : null,
+      over ? h("span.badge.over", { id: "match-over" }, t("table.match_over")) : null,
+      v && !over && st.seat !== null && !st.info.coin_table ? h("button", {
+        type: "button", id: "leave-match",
+        onclick: async () => {
+          if (!confirm(t("table.leave_match_confirm"))) return;
+          try { await api("POST", `/api/tables/${tableId}/leave`); location.hash = "#/"; }
+          catch (error) { showError(error.detail); }
+        },
+      }, t("table.leave_match")) : null,
+    );
+    drawStatus();
+    drawOverlays();
+  }
+
+  const bar = h("div.table-bar");
+  root.append(bar, seatsEl, middle, h("div.table-foot", reactionBar() || "", logEl), overlay);
+
+  function reconnect() {
+    if (conn) conn.close();
+    conn = new TableConnection(tableId, session.token, handlers);
+    window.sahratConn = conn;  // for debugging and the browser tests' "drop the connection"
+    conn.open();
+  }
+
+  (async () => {
+    try { await ensureUser(); onUser(); } catch (error) { showError(error.detail); return; }
+    reconnect();
+  })();
+  const ticker = setInterval(tick, 250);
+  // Exposed read-only for the browser tests (they decide moves with the engine's bots).
+  window.sahrat = st;
+
+  return {
+    close() { clearInterval(ticker); conn?.close(); },
+    rerender() { draw(); },
+  };
+}
+
+function modal(id, title, body, onClose) {
+  return h("div.overlay", { onclick: (e) => { if (e.target.classList.contains("overlay")) onClose(); } },
+    h("div.modal", { id, role: "dialog", "aria-modal": "true", "aria-label": title },
+      h("div.modal-head", h("h2", title), h("button.close", { type: "button", id: `${id}-close`, onclick: onClose, "aria-label": t("app.close") }, "✕")),
+      h("div.modal-body", body)));
+}
+
+export { label };

@@ -1,0 +1,206 @@
+"""Helpers for the browser tests: the server process, and playing moves by clicking.
+
+The tests decide moves with the engine's simple players (``sahrat.bots``) from
+the view the page itself shows (``window.sahrat.view``), then make them with
+clicks, exactly as a person would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from sahrat.bots import simple_conquian, simple_konkan
+from sahrat.rules import conquian, konkan
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def sahrat_bin() -> list[str]:
+    script = Path(sys.executable).parent / "sahrat"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "sahrat.cli"]
+
+
+@dataclass
+class Server:
+    url: str
+    proc: subprocess.Popen[bytes]
+    folder: Path
+    helpers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    @classmethod
+    @contextlib.contextmanager
+    def start(cls, folder: Path) -> Iterator[Server]:
+        port = free_port()
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite+aiosqlite:///{folder / 'sahrat.db'}",
+            "SAHRAT_GRACE_SECONDS": "5",
+            "SAHRAT_STATIC_DIR": str(REPO / "static"),
+        }
+        log = (folder / "server.log").open("wb")
+        proc = subprocess.Popen(
+            [*sahrat_bin(), "serve", "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        server = cls(f"http://127.0.0.1:{port}", proc, folder)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(server.url + "/readyz", timeout=1).status_code == 200:
+                        break
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((folder / "server.log").read_text())
+                time.sleep(0.1)
+            yield server
+        finally:
+            for helper in [*server.helpers, proc]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(helper.pid, signal.SIGKILL)
+                helper.wait()
+            log.close()
+
+    def auto_player(self, table_id: int) -> subprocess.Popen[bytes]:
+        """The terminal client playing a seat of the table with the simple player."""
+        out = (self.folder / f"auto-{table_id}.log").open("wb")
+        proc = subprocess.Popen(
+            [*sahrat_bin(), "play", "--server", self.url, "--table", str(table_id), "--auto"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.helpers.append(proc)
+        return proc
+
+
+# --- reading the page ------------------------------------------------------------------
+
+
+def state(page: Any) -> dict[str, Any]:
+    """The table as the page holds it: {info, seat, view, ...} (window.sahrat)."""
+    return page.evaluate(
+        "() => window.sahrat && JSON.parse(JSON.stringify({info: window.sahrat.info,"
+        " seat: window.sahrat.seat, view: window.sahrat.view}))"
+    )
+
+
+def seq(page: Any) -> int:
+    return int(page.evaluate("() => window.sahrat?.info?.seq ?? -1"))
+
+
+def wait_seq_after(page: Any, before: int, timeout: float = 10_000) -> None:
+    page.wait_for_function(f"() => (window.sahrat?.info?.seq ?? -1) > {before}", timeout=timeout)
+
+
+def close_summary(page: Any) -> None:
+    button = page.locator("#summary-close")
+    if button.count():
+        button.click()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
+# --- making a move by clicking ------------------------------------------------------------
+
+
+def click_card(page: Any, where: str, card: str) -> None:
+    page.locator(f'{where} [data-card="{card}"]').first.click()
+
+
+def play_konkan(page: Any, action: dict[str, Any]) -> None:
+    """Make a Konkan engine action with clicks (the simple player's actions)."""
+    kind = action["type"]
+    if kind in ("draw", "commit", "end_turn", "claim_redeal"):
+        ids = {"draw": "#draw", "commit": "#commit", "end_turn": "#end-turn"}
+        page.click(ids.get(kind, "#redeal"))
+        return
+    if kind == "discard":
+        click_card(page, "#hand", action["card"])
+        page.click("#discard")
+        return
+    top = page.evaluate("() => window.sahrat.view.discard_top")
+    for meld in action.get("melds", []):
+        for card in meld:
+            from_pile = kind == "take_discard" and card == top
+            click_card(page, "#discard-pile" if from_pile else "#hand", card)
+        page.click("#make-meld")
+    for lay in action.get("lay_offs", []):
+        for card in lay["cards"]:
+            click_card(page, "#hand", card)
+        page.click(f'.table-meld[data-meld="{lay["meld"]}"]')
+    if kind == "swap_joker":
+        for card in action["cards"]:
+            click_card(page, "#hand", card)
+        page.click(f'.table-meld[data-meld="{action["meld"]}"]')
+        return
+    if kind == "take_discard":
+        page.click("#take-discard")
+    elif page.locator("#lay-down:not([disabled])").count():
+        page.click("#lay-down")  # else the lay-off was sent by tapping the meld
+
+
+def play_conquian(page: Any, action: dict[str, Any]) -> None:
+    """Make a Conquian engine action with clicks; a take rebuilds the whole arrangement."""
+    kind = action["type"]
+    if kind in ("refuse", "pass", "force", "decline_force"):
+        page.click("#" + kind.replace("_", "-"))
+        return
+    if kind == "discard":
+        click_card(page, "#hand", action["card"])
+        page.click("#discard")
+        return
+    assert kind == "take", action
+    page.click("#take")
+    for meld in action["melds"]:
+        for card in meld:
+            click_card(page, "#take-editor", card)
+        page.click("#new-group")
+    page.click("#confirm-take")
+
+
+def bot_action(view: dict[str, Any]) -> dict[str, Any]:
+    if view["game"] == "conquian":
+        data = conquian.action_to_json(simple_conquian.act(view))
+    else:
+        data = konkan.action_to_json(simple_konkan.act(view))
+    data.pop("seat", None)
+    return data
+
+
+def my_turn(page: Any) -> bool:
+    return bool(
+        page.evaluate(
+            "() => { const s = window.sahrat; return !!(s && s.view && s.seat !== null"
+            " && s.view.turn === s.seat && !s.view.match_over && !s.busy); }"
+        )
+    )
+
+
+def match_over(page: Any) -> bool:
+    return bool(page.evaluate("() => !!window.sahrat?.view?.match_over"))
