@@ -75,6 +75,7 @@ export function showTable(main, tableId, { onUser }) {
         case "table": st.info = p; break;
         case "reaction": showReaction(p); return;
         case "reply":
+          if (p.ok) st.lastError = "";
           if (!p.ok) {
             if (p.snapshot) applySnapshot(p.snapshot);
             showError(p.error);
@@ -149,7 +150,7 @@ export function showTable(main, tableId, { onUser }) {
       return h("div", { class: `seat${turn ? " turn" : ""}${s.seat === st.seat ? " mine" : ""}`, dataset: { seat: s.seat } },
         h("div.seat-top", h("strong.who", s.user_id === null ? (s.bot ? t("table.bot_name", { n: s.seat + 1 }) : t("table.empty_seat")) : nameOf(s.seat)), ...seatBadges(s)),
         h("div.seat-info",
-          count !== undefined ? h("span.count", { title: t("table.cards_in_hand") }, `🂠 ${count}`) : null,
+          count !== undefined ? h("span.count", { title: t("table.cards_in_hand") }, h("span.mini-back"), count) : null,
           v?.opened?.[s.seat] ? h("span.badge.opened", t("konkan.opened")) : null,
           v?.committed?.[s.seat] ? h("span.badge.committed", t("konkan.committed")) : null,
           v?.totals ? h("span.total", { title: t("sheet.total") }, `Σ ${v.totals[s.seat]}`) : null,

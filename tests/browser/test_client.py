@@ -141,6 +141,21 @@ def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
     host.click("#open-sheet")
     assert host.locator("#score-sheet tbody tr").count() >= 1
     screenshot(host, "conquian-ar-sheet")
+    host.click("#score-sheet-close")
+    # A quick reaction reaches the other browser, in its language.
+    host.click("#reactions summary")
+    host.click('[data-reaction="well_played"]')
+    other.wait_for_selector(f'.toast.reaction:has-text("{EN["react.well_played"]}")')
+    # My history lists the finished match; its replay steps through the moves.
+    host.click("a.back")
+    host.click("#history a")
+    host.wait_for_selector("#replay .replay-actions li")
+    host.click("#replay-next")
+    host.click("#replay-next")
+    assert host.locator(".replay-actions li.current").count() == 1
+    step = AR["replay.step"].replace("{n}", "2").split("{total}")[0]
+    assert step in host.locator("#replay-step").inner_text()
+    screenshot(host, "replay-ar-desktop")
 
 
 @pytest.mark.parametrize("lang", ["ar"])
