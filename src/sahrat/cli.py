@@ -1,5 +1,5 @@
 """The ``sahrat`` command: ``serve`` the server, ``simulate`` self-play matches, ``replay`` a
-game record, write the protocol's JSON ``schemas``."""
+game record, write the protocol's JSON ``schemas``, ``admin create`` an admin account."""
 
 from __future__ import annotations
 
@@ -117,6 +117,51 @@ def _play(args: argparse.Namespace) -> int:
     return asyncio.run(play(args.server, args.game, args.table, args.invite, options, args.auto))
 
 
+async def create_admin(database_url: str, name: str) -> str:
+    """Create an admin account (migrating the database first); its one-time password."""
+    import secrets
+
+    from sqlalchemy import select
+
+    from sahrat.server.auth import hash_password
+    from sahrat.server.migrate import migrate
+    from sahrat.store.db import make_engine, make_sessions
+    from sahrat.store.models import User
+
+    await migrate(database_url)
+    engine = make_engine(database_url)
+    password = secrets.token_urlsafe(18)
+    try:
+        async with make_sessions(engine)() as session, session.begin():
+            if await session.scalar(select(User.id).where(User.name == name)) is not None:
+                raise ValueError(f"the name {name!r} is taken")
+            session.add(
+                User(name=name, password_hash=hash_password(password), guest=False, is_admin=True)
+            )
+    finally:
+        await engine.dispose()
+    return password
+
+
+def _admin(args: argparse.Namespace) -> int:
+    import asyncio
+    import re
+
+    from sahrat.server.routes import NAME_PATTERN
+    from sahrat.settings import get_settings
+
+    if not re.fullmatch(NAME_PATTERN, args.name):
+        print("a name is 3 to 40 letters, digits, '_' or '-'", file=sys.stderr)
+        return 2
+    try:
+        password = asyncio.run(create_admin(get_settings().database_url, args.name))
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(f"admin {args.name} created; the password (shown once, log in with it): {password}")
+    return 0
+
+
 def _schemas(args: argparse.Namespace) -> int:
     for path in write_schemas(Path(args.out)):
         print(path)
@@ -166,6 +211,14 @@ def build_parser() -> argparse.ArgumentParser:
     ply.add_argument("--invite", help="join a private table by its invite code")
     ply.add_argument("--auto", action="store_true", help="let the simple player move for you")
     ply.set_defaults(run=_play)
+
+    adm = commands.add_parser("admin", help="manage admin accounts")
+    adm_commands = adm.add_subparsers(dest="admin_command", required=True)
+    adm_create = adm_commands.add_parser(
+        "create", help="create an admin account and print its one-time password"
+    )
+    adm_create.add_argument("name")
+    adm_create.set_defaults(run=_admin)
 
     sch = commands.add_parser("schemas", help="write the WebSocket protocol's JSON schemas")
     sch.add_argument("--out", default="docs/schemas", help="folder (default: docs/schemas)")

@@ -33,6 +33,16 @@ class Settings(BaseSettings):
     token_hours: float = Field(default=24 * 30, alias="SAHRAT_TOKEN_HOURS")
     max_message_bytes: int = Field(default=16_384, alias="SAHRAT_MAX_MESSAGE_BYTES")
     default_turn_seconds: int = Field(default=30, alias="SAHRAT_DEFAULT_TURN_SECONDS")
+    welcome_grant: int = Field(
+        default=1000,
+        alias="SAHRAT_WELCOME_GRANT",
+        description="coins a new account gets (an admin may change it: server_settings)",
+    )
+    free_table_earnings: int = Field(
+        default=10,
+        alias="SAHRAT_FREE_TABLE_EARNINGS",
+        description="coins each player who finishes a match at a free table earns",
+    )
     bot_delay_seconds: float = Field(
         default=0.8, alias="SAHRAT_BOT_DELAY_SECONDS", description="a bot's pause before moving"
     )

@@ -18,7 +18,7 @@ from sahrat import __version__
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
-from . import routes, ws
+from . import admin, players, routes, ws
 from .hub import Hub
 from .migrate import migrate
 
@@ -44,6 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Sahrat", version=__version__, lifespan=lifespan)
     app.state.ready = False
     app.include_router(routes.router)
+    app.include_router(players.router)
+    app.include_router(admin.router)
     app.include_router(ws.router)
     static = static_dir()
     if static is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from dataclasses import asdict, dataclass
 from datetime import UTC
 from typing import Any
 
@@ -19,13 +20,27 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sahrat.rules.errors import BadOption
 from sahrat.rules.record import GAMES, options_for
 from sahrat.settings import Settings
+from sahrat.store import ledger
 from sahrat.store.db import make_sessions
 from sahrat.store.log import LogWriter
-from sahrat.store.models import GameTable, LogEntry, Seat, User
+from sahrat.store.models import GameTable, LogEntry, Seat, ServerSetting, User
 
 from .table import Table, TableError
 
 log = logging.getLogger("sahrat.hub")
+
+
+@dataclass
+class ServerDefaults:
+    """The defaults an admin may change at run time (stored in ``server_settings``;
+    the environment's settings are used until an admin sets one)."""
+
+    welcome_grant: int
+    free_table_earnings: int
+    default_turn_seconds: int
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
 
 
 class Hub:
@@ -37,6 +52,12 @@ class Hub:
         self.tables: dict[int, Table] = {}
         self.names: dict[int, str] = {}
         self.stats_moves = 0
+        self.defaults = ServerDefaults(
+            welcome_grant=settings.welcome_grant,
+            free_table_earnings=settings.free_table_earnings,
+            default_turn_seconds=settings.default_turn_seconds,
+        )
+        self.suspended: set[int] = set()  # users who may not sit down
         self._background: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
@@ -50,6 +71,12 @@ class Hub:
 
     async def _load(self) -> None:
         async with self.sessions() as session:
+            for setting in (await session.scalars(select(ServerSetting))).all():
+                if hasattr(self.defaults, setting.key):
+                    setattr(self.defaults, setting.key, setting.value)
+            self.suspended = set(
+                (await session.scalars(select(User.id).where(User.suspended.is_(True)))).all()
+            )
             rows = (
                 await session.scalars(
                     select(GameTable).where(GameTable.status.in_(("waiting", "playing")))
@@ -116,9 +143,11 @@ class Hub:
             raise BadOption("game", f"must be one of {list(GAMES)}, not {game!r}")
         values = dict(options)
         if "turn_seconds" not in values:
-            values["turn_seconds"] = self.settings.default_turn_seconds
+            values["turn_seconds"] = self.defaults.default_turn_seconds
         parsed = options_for(game, values)
         stored = parsed.to_json()
+        if sit:
+            await self.check_can_sit(creator_id, int(parsed.stake))
         invite_code = secrets.token_urlsafe(8) if private else None
         async with self.sessions() as session, session.begin():
             row = GameTable(
@@ -203,3 +232,104 @@ class Hub:
     async def remove_seat(self, table_id: int, seat: int) -> None:
         async with self.sessions() as session, session.begin():
             await session.execute(delete(Seat).where(Seat.table_id == table_id, Seat.seat == seat))
+
+    # --- coins and admins -----------------------------------------------------------
+
+    async def check_can_sit(self, user_id: int, stake: int) -> None:
+        """Refuse a seat to a suspended player, or at a coin table to one who cannot
+        cover the stake (checked again, in the database, when the match starts)."""
+        if user_id in self.suspended:
+            raise TableError("suspended", "your account is suspended; you cannot sit down", 403)
+        if stake > 0:
+            async with self.sessions() as session:
+                have = await ledger.balance(session, ledger.user_account(user_id))
+            if have < stake:
+                raise TableError(
+                    "not_enough_coins",
+                    f"this table's stake is {stake} coins and you have {have}",
+                )
+
+    async def coin_balances(self, user_ids: list[int]) -> dict[int, int]:
+        async with self.sessions() as session:
+            found = await ledger.balances(session, [ledger.user_account(u) for u in user_ids])
+        return {u: found[ledger.user_account(u)] for u in user_ids}
+
+    async def set_defaults(self, values: dict[str, int]) -> ServerDefaults:
+        async with self.sessions() as session, session.begin():
+            for key, value in values.items():
+                row = await session.get(ServerSetting, key)
+                if row is None:
+                    session.add(ServerSetting(key=key, value=value))
+                else:
+                    row.value = value
+        for key, value in values.items():
+            setattr(self.defaults, key, value)
+        return self.defaults
+
+    async def set_suspended(self, user_id: int, suspended: bool) -> None:
+        """Suspend (or restore) a player: a suspended player's seats are left, as if
+        they had walked away (a waiting table frees the seat, a running match plays on
+        without them), and their connections there become a spectator's."""
+        async with self.sessions() as session, session.begin():
+            user = await session.get(User, user_id)
+            if user is None:
+                raise TableError("no_such_player", f"there is no player {user_id}", 404)
+            user.suspended = suspended
+        if not suspended:
+            self.suspended.discard(user_id)
+            return
+        self.suspended.add(user_id)
+        for table in list(self.tables.values()):
+            if table.seat_of(user_id) is not None and table.status in ("waiting", "playing"):
+                try:
+                    await table.leave(user_id)
+                except TableError:
+                    log.warning("table %s: could not unseat suspended %s", table.id, user_id)
+                table.demote(user_id)
+
+    async def close_table(self, table_id: int) -> Table:
+        """Close a table that is not playing (its seats are emptied)."""
+        table = self.table(table_id)
+        async with table.lock:
+            if table.status == "playing":
+                raise TableError(
+                    "match_in_progress", "the table's match is in progress; close it after"
+                )
+            async with self.sessions() as session, session.begin():
+                row = await session.get(GameTable, table_id)
+                if row is not None:
+                    row.status = "closed"
+            table.status = "closed"
+            table.broadcast_table()
+            table.close()
+        self.tables.pop(table_id, None)
+        return table
+
+    async def update_options(self, table_id: int, options: dict[str, Any]) -> Table:
+        """New options for a waiting table (raises BadOption naming a bad one)."""
+        table = self.table(table_id)
+        async with table.lock:
+            if table.status == "playing":
+                raise TableError(
+                    "match_in_progress",
+                    "a match is in progress at this table; change its options when it is over",
+                )
+            if table.status != "waiting":
+                raise TableError("table_finished", f"the table is {table.status}")
+            merged = {**table.options.to_json(), **options}
+            parsed = options_for(table.game, merged)
+            taken = [seat for seat, owner in enumerate(table.seats) if owner is not None]
+            if taken and max(taken) >= int(parsed.players):
+                raise TableError(
+                    "seats_taken", f"seat {max(taken)} is taken; cannot shrink the table"
+                )
+            stored = parsed.to_json()
+            async with self.sessions() as session, session.begin():
+                row = await session.get(GameTable, table_id)
+                if row is not None:
+                    row.options = stored
+            table.set_options(stored)
+            if taken and not table._free_seats():  # shrunk to exactly its players
+                await table._start_match()
+            table.broadcast_table()
+        return table

@@ -24,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 
 from sahrat.rules.errors import BadOption
 from sahrat.rules.record import GAMES
+from sahrat.store import ledger
 from sahrat.store.models import GameTable, Match, User
 
 from .auth import (
@@ -91,6 +92,12 @@ class UserOut(BaseModel):
     id: int
     name: str
     guest: bool
+
+
+class MeOut(UserOut):
+    balance: int = Field(description="coins")
+    is_admin: bool = False
+    suspended: bool = False
 
 
 class AuthOut(BaseModel):
@@ -208,6 +215,14 @@ def _info(data: dict[str, Any]) -> TableInfo:
 
 # --- players -----------------------------------------------------------------------------
 
+
+async def _welcome(session: Any, hub: Hub, user_id: int) -> None:
+    """A new account's welcome grant, in the transaction that creates the account."""
+    amount = hub.defaults.welcome_grant
+    if amount > 0:
+        await ledger.grant(session, user_id, amount, f"welcome:{user_id}", "welcome")
+
+
 players = APIRouter(prefix="/api", tags=["players"])
 
 
@@ -221,6 +236,7 @@ async def create_guest(hub: HubDep) -> AuthOut:
                 user = User(name=name, password_hash=None, guest=True)
                 session.add(user)
                 await session.flush()
+                await _welcome(session, hub, user.id)
                 token = await issue_token(session, user.id, hub.settings.token_hours)
         except IntegrityError:  # the name is taken: draw another
             continue
@@ -246,6 +262,7 @@ async def sign_up(body: Credentials, hub: HubDep) -> AuthOut:
             user = User(name=body.name, password_hash=password_hash, guest=False)
             session.add(user)
             await session.flush()
+            await _welcome(session, hub, user.id)
             token = await issue_token(session, user.id, hub.settings.token_hours)
     except IntegrityError as error:  # a simultaneous sign-up took it first
         raise taken from error
@@ -276,9 +293,17 @@ async def log_out(user: CurrentUser, token: Token, hub: HubDep) -> Response:
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@players.get("/me", response_model=UserOut, responses=_responses(401))
-async def me(user: CurrentUser) -> UserOut:
-    return _user_out(user)
+@players.get("/me", response_model=MeOut, responses=_responses(401))
+async def me(user: CurrentUser, hub: HubDep) -> MeOut:
+    """My account and my coins."""
+    async with hub.sessions() as session:
+        balance = await ledger.balance(session, ledger.user_account(user.id))
+    return MeOut(
+        **_user_out(user).model_dump(),
+        balance=balance,
+        is_admin=user.is_admin,
+        suspended=user.suspended,
+    )
 
 
 # --- tables ------------------------------------------------------------------------------

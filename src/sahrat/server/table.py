@@ -24,6 +24,7 @@ from sahrat.rules.errors import RuleError
 from sahrat.rules.events import Event
 from sahrat.rules.record import GameRecord, engine_for, options_for
 from sahrat.rules.rng import new_seed, seed_commitment
+from sahrat.store import ledger
 from sahrat.store.log import Append
 
 from .protocol import Command
@@ -128,6 +129,7 @@ class Table:
         self.lock = asyncio.Lock()
         self.state: Any = None
         self.seed: str | None = None
+        self.start_seq: int | None = None  # the seq of the current match's start entry
         self.actions: list[dict[str, Any]] = []
         self.connections: set[Connection] = set()
         self.replies: OrderedDict[tuple[int, str], dict[str, Any]] = OrderedDict()
@@ -233,6 +235,8 @@ class Table:
 
     def connect(self, conn: Connection, since: int | None) -> None:
         """Register a connection and greet it: a snapshot, or the missed updates."""
+        if conn.user_id in self.hub.suspended:
+            conn.seat = None  # a suspended player may watch, not play
         self.connections.add(conn)
         if conn.seat is not None:
             self.away.discard(conn.seat)
@@ -314,6 +318,7 @@ class Table:
             mine = self.seat_of(user_id)
             if self.status == "playing" and mine is not None:
                 if mine in self.left or self.bots[mine] is not None:
+                    await self.hub.check_can_sit(user_id, 0)
                     self._set_controller(mine, None, left=False)
                     self.broadcast_table()
                     return
@@ -331,11 +336,17 @@ class Table:
                 raise TableError("no_such_seat", f"seat {seat} is not a seat at this table", 422)
             elif seat not in free:
                 raise TableError("seat_taken", f"seat {seat} is taken")
+            await self.hub.check_can_sit(user_id, self.options.stake)
             await self.hub.store_seat(self.id, seat, user_id, None, False)
             self.seats[seat] = user_id
             if not self._free_seats():
                 await self._start_match()
             self.broadcast_table()
+            if self.seat_of(user_id) is None:  # the match could not start: not enough coins
+                raise TableError(
+                    "not_enough_coins",
+                    f"you cannot cover this table's stake of {self.options.stake}",
+                )
 
     def _free_seats(self) -> list[int]:
         return [
@@ -379,8 +390,25 @@ class Table:
 
     # --- the match ---------------------------------------------------------------------
 
-    async def _start_match(self) -> None:
-        """Deal a new match (caller holds the lock)."""
+    def set_options(self, options: dict[str, Any]) -> None:
+        """New (validated) options for a waiting table; the seats list follows ``players``."""
+        self.options = options_for(self.game, options)
+        players = int(self.options.players)
+        self.seats = (self.seats + [None] * players)[:players]
+        self.bots = (self.bots + [None] * players)[:players]
+
+    def demote(self, user_id: int) -> None:
+        """The user's connections here become a spectator's (a suspended player)."""
+        for conn in list(self.connections):
+            if conn.user_id == user_id and conn.seat is not None:
+                conn.seat = None
+                conn.send(self._message("snapshot", self.snapshot(conn)))
+
+    async def _start_match(self) -> bool:
+        """Deal a new match (caller holds the lock). At a coin table every seat's stake
+        moves into the match's pot in the same transaction as the ``start`` entry; a
+        player who cannot cover it any more loses the seat and the table keeps waiting
+        (False)."""
         seed = new_seed()
         state = self.engine.new_game(self.options, seed)
         seq = self.seq + 1
@@ -392,9 +420,24 @@ class Table:
             "client_id": None,
             "data": {"seed": seed, "seats": list(self.seats), "first_dealer": state.dealer},
         }
-        await self.hub.writer.append(
-            Append(self.id, [entry], seq, "playing", _as_datetime(deadline))
-        )
+        stakes: list[ledger.Movement] = []
+        if self.options.coin_table:
+            owners = [owner for owner in self.seats if owner is not None]
+            have = await self.hub.coin_balances(owners)
+            short = [owner for owner in owners if have[owner] < self.options.stake]
+            if short:
+                await self._unseat_short(short)
+                return False
+            stakes = ledger.stake_movements(self.id, seq, self.seats, self.options.stake)
+        try:
+            await self.hub.writer.append(
+                Append(self.id, [entry], seq, "playing", _as_datetime(deadline), ledger=stakes)
+            )
+        except ledger.Overdraft as error:  # the balance changed since we looked
+            owner = ledger.user_of(error.account)
+            await self._unseat_short([owner] if owner is not None else [])
+            return False
+        self.start_seq = seq
         self.state, self.seed, self.seq, self.status = state, seed, seq, "playing"
         self.actions = []
         self.deadline = deadline
@@ -403,11 +446,32 @@ class Table:
             conn.send(self._message("snapshot", self.snapshot(conn)))
         self._arm_timer()
         self._schedule_bot()
+        return True
+
+    async def _unseat_short(self, user_ids: list[int]) -> None:
+        """Free the seats of players who cannot cover the stake, and tell the table."""
+        for user_id in user_ids:
+            seat = self.seat_of(user_id)
+            if seat is None:
+                continue
+            await self.hub.remove_seat(self.id, seat)
+            self.seats[seat] = None
+            for conn in list(self.connections):
+                if conn.user_id == user_id:
+                    conn.seat = None
+        names = ", ".join(self.hub.names.get(u, f"player {u}") for u in user_ids)
+        message = (
+            f"the match could not start: {names} cannot cover the stake of "
+            f"{self.options.stake} coins; the table waits for players"
+        )
+        for conn in list(self.connections):
+            conn.send(self._message("error", {"code": "not_enough_coins", "message": message}))
 
     def restore(self, entries: Sequence[Any]) -> None:
         """Rebuild the match from its log entries (start, then actions)."""
         for entry in entries:
             if entry.kind == "start":
+                self.start_seq = entry.seq
                 self.seed = entry.data["seed"]
                 self.state = self.engine.new_game(
                     self.options, self.seed, (), entry.data.get("first_dealer")
@@ -499,9 +563,11 @@ class Table:
         over = bool(final_state.over)
         deadline = None if over else (self.deadline if after == before else self._new_deadline())
         match_row = None
+        coins: list[ledger.Movement] = []
         if over:
             actions = self.actions + [step.action for step, _ in steps]
             match_row = self._match_row(final_state, actions)
+            coins = self._settlement(final_state)
         entries = [
             {
                 "seq": step.seq,
@@ -515,7 +581,7 @@ class Table:
         status = "finished" if over else "playing"
         last_seq = steps[-1][0].seq
         await self.hub.writer.append(
-            Append(self.id, entries, last_seq, status, _as_datetime(deadline), match_row)
+            Append(self.id, entries, last_seq, status, _as_datetime(deadline), match_row, coins)
         )
         for step, state in steps:
             self.state = state
@@ -555,6 +621,39 @@ class Table:
             "score_sheet": self.engine.score_sheet(state),
             "record": record.to_json(),
         }
+
+    def _settlement(self, state: Any) -> list[ledger.Movement]:
+        """The coins a finished match moves, written with its match row: a coin table's
+        pot paid out (RULES.md §1.10), or each finisher's earnings at a free table."""
+        start = self.start_seq if self.start_seq is not None else 0
+        if not self.options.coin_table:
+            amount = self.hub.defaults.free_table_earnings
+            if amount <= 0:
+                return []
+            return [
+                ledger.Movement(
+                    f"table:{self.id}:seq:{start}:earn:{seat}",
+                    ledger.HOUSE,
+                    ledger.user_account(owner),
+                    amount,
+                    "earnings",
+                    self.id,
+                    start,
+                )
+                for seat, owner in enumerate(self.seats)
+                if owner is not None and seat not in self.left
+            ]
+        stake = self.options.stake
+        pot = stake * sum(owner is not None for owner in self.seats)
+        places = getattr(state, "places", None)
+        try:
+            shares = ledger.payout_shares(
+                pot, self.players, list(places) if places else None, state.match_winner
+            )
+        except ledger.LedgerError:  # the engine plays on until this cannot happen
+            log.exception("table %s: no clear places; the stakes are refunded", self.id)
+            shares = {seat: stake for seat, owner in enumerate(self.seats) if owner is not None}
+        return ledger.payout_movements(self.id, start, self.seats, shares)
 
     def _first_dealer(self) -> int:
         return int(self.engine.new_game(self.options, self.seed).dealer)

@@ -1,0 +1,153 @@
+"""Player REST: my coin ledger, my match history, the leaderboard.
+
+(``GET /api/me`` with the balance is in ``routes.py``, beside the accounts.)
+A player's matches are found through the seats they held: a table plays one
+match, so a seat row names the player's place in that table's match.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sahrat.store import ledger
+from sahrat.store.models import Balance, LedgerAccount, LedgerEntry, Match, Seat, User
+
+from .auth import CurrentUser
+from .routes import HubDep, MatchSummary, _match_fields, _responses
+
+
+class EntryOut(BaseModel):
+    """One coin movement, as seen from one account."""
+
+    id: int
+    amount: int = Field(description="positive: coins in; negative: coins out")
+    reason: str = Field(description="welcome | earnings | stake | payout")
+    counterparty: str = Field(description="the other account: house, pot:<table>:<seq>, user:<id>")
+    table_id: int | None
+    created_at: datetime
+
+
+class LedgerOut(BaseModel):
+    balance: int
+    entries: list[EntryOut] = Field(description="newest first")
+
+
+class MyMatch(MatchSummary):
+    seat: int = Field(description="my seat in the match")
+    won: bool
+
+
+class LeaderRow(BaseModel):
+    user_id: int
+    name: str
+    coins: int
+    wins: int
+
+
+def entry_out(entry: LedgerEntry, account: str) -> EntryOut:
+    incoming = entry.credit_account == account
+    return EntryOut(
+        id=entry.id,
+        amount=entry.amount if incoming else -entry.amount,
+        reason=entry.reason,
+        counterparty=entry.debit_account if incoming else entry.credit_account,
+        table_id=entry.table_id,
+        created_at=entry.created_at,
+    )
+
+
+async def ledger_of(session: AsyncSession, user_id: int, limit: int, offset: int) -> LedgerOut:
+    account = ledger.user_account(user_id)
+    entries = await ledger.entries_of(session, account, limit, offset)
+    return LedgerOut(
+        balance=await ledger.balance(session, account),
+        entries=[entry_out(entry, account) for entry in entries],
+    )
+
+
+Limit = Annotated[int, Query(ge=1, le=500)]
+Offset = Annotated[int, Query(ge=0)]
+
+router = APIRouter(prefix="/api", tags=["players"])
+
+
+@router.get("/me/ledger", response_model=LedgerOut, responses=_responses(401))
+async def my_ledger(
+    user: CurrentUser, hub: HubDep, limit: Limit = 100, offset: Offset = 0
+) -> LedgerOut:
+    """My balance and my coin movements, newest first."""
+    async with hub.sessions() as session:
+        return await ledger_of(session, user.id, limit, offset)
+
+
+@router.get("/me/matches", response_model=list[MyMatch], responses=_responses(401))
+async def my_matches(
+    user: CurrentUser, hub: HubDep, limit: Limit = 50, offset: Offset = 0
+) -> list[MyMatch]:
+    """The finished matches I played, newest first, with their score sheets."""
+    async with hub.sessions() as session:
+        rows = (
+            await session.execute(
+                select(Match, Seat.seat)
+                .join(Seat, Seat.table_id == Match.table_id)
+                .where(Seat.user_id == user.id)
+                .order_by(Match.id.desc())
+                .limit(limit)
+                .offset(offset)
+            )
+        ).all()
+    out = []
+    for match, seat in rows:
+        fields: dict[str, Any] = _match_fields(match)
+        out.append(MyMatch(**fields, seat=seat, won=match.winner_seat == seat))
+    return out
+
+
+@router.get("/leaderboard", response_model=list[LeaderRow])
+async def leaderboard(
+    hub: HubDep,
+    by: Annotated[Literal["coins", "wins"], Query(description="rank by coins or by wins")] = (
+        "coins"
+    ),
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> list[LeaderRow]:
+    """The best players by coins held or by matches won (ties: the older account)."""
+    wins = (
+        select(Seat.user_id.label("user_id"), func.count(Match.id).label("wins"))
+        .join(Match, (Match.table_id == Seat.table_id) & (Match.winner_seat == Seat.seat))
+        .where(Seat.user_id.is_not(None))
+        .group_by(Seat.user_id)
+        .subquery()
+    )
+    coins = (
+        select(LedgerAccount.user_id.label("user_id"), Balance.balance.label("coins"))
+        .join(Balance, Balance.account_id == LedgerAccount.id)
+        .where(LedgerAccount.user_id.is_not(None))
+        .subquery()
+    )
+    coins_col = func.coalesce(coins.c.coins, 0)
+    wins_col = func.coalesce(wins.c.wins, 0)
+    order = (
+        (coins_col.desc(), wins_col.desc())
+        if by == "coins"
+        else (wins_col.desc(), coins_col.desc())
+    )
+    query = (
+        select(User.id, User.name, coins_col, wins_col)
+        .outerjoin(coins, coins.c.user_id == User.id)
+        .outerjoin(wins, wins.c.user_id == User.id)
+        .where(User.is_admin.is_(False))
+        .order_by(*order, User.id)
+        .limit(limit)
+    )
+    async with hub.sessions() as session:
+        rows = (await session.execute(query)).all()
+    return [
+        LeaderRow(user_id=uid, name=name, coins=int(c), wins=int(w)) for uid, name, c, w in rows
+    ]
