@@ -139,3 +139,32 @@ def test_swap_in_a_set_completes_four_real_cards() -> None:
     assert len(swapped.cards) == 4
     with pytest.raises(InvalidSwap):
         swap_joker(meld("9S 9H 9D"), parse_cards("9C"))  # no joker to take
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3H 4H 5H 6H 7H 8H 9H TH JH QH JK AH",  # the joker is KH: an ace-high run
+        "JK 2S 3S",
+        "AS 2S JK",
+        "QC KC JK",
+        "7S 7H JK",
+        "7S 7H 7D 7C",
+    ],
+)
+def test_a_meld_round_trips_through_its_json_form(text: str) -> None:
+    from sahrat.rules.melds import Meld
+
+    original = meld(text)
+    assert Meld.from_json(original.to_json()) == original
+
+
+def test_the_ace_high_run_with_a_joker_is_not_read_as_ace_low() -> None:
+    from sahrat.rules.melds import Meld
+
+    on_table = meld("3H 4H 5H 6H 7H 8H 9H TH JH QH JK AH")
+    assert on_table.joker_for == ("KH",)
+    again = Meld.from_json(on_table.to_json())
+    with pytest.raises(InvalidLayOff):
+        lay_off(again, parse_cards("KH"))  # the joker already stands for KH
+    assert lay_off(again, parse_cards("2H")).cards[0] == parse_cards("2H")[0]

@@ -61,7 +61,7 @@ from sahrat.rules.konkan import (
     TakeDiscard,
     hand_card_value,
 )
-from sahrat.rules.melds import AceValue, Meld, MeldKind, lay_off
+from sahrat.rules.melds import AceValue, Meld, lay_off
 from sahrat.rules.options import HandValues
 from sahrat.rules.search import SearchResult, best_melds, hand_out, konkan_out
 
@@ -79,19 +79,8 @@ SAFE_BONUS = 3.0  # a face the next player threw away themselves
 
 @lru_cache(maxsize=8192)
 def _table_meld(kind: str, cards: tuple[str, ...], joker_for: tuple[str, ...]) -> Meld:
-    """A meld of the view exactly as it lies on the table (the joker where it stands).
-
-    Rebuilding from the cards alone can misplace a joker (``3..Q JK A`` would be
-    read as the ace-low ``A JK 3..Q``), so the run's start comes from a real card.
-    """
-    parsed = tuple(parse_cards(cards))
-    if kind == MeldKind.SET.value:
-        return Meld(MeldKind.SET, parsed, 0, joker_for)
-    index, card = next(
-        (i, c) for i, c in enumerate(parsed) if not c.is_joker and c.rank is not Rank.ACE
-    )
-    assert card.rank is not None
-    return Meld(MeldKind.RUN, parsed, int(card.rank) - index, joker_for)
+    """A meld of the view exactly as it lies on the table (the joker where it stands)."""
+    return Meld.from_json({"kind": kind, "cards": cards, "joker_for": joker_for})
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from sahrat.rules.konkan import (
     TakeDiscard,
     hand_card_value,
 )
-from sahrat.rules.melds import AceValue, Meld, build_meld, can_lay_off
+from sahrat.rules.melds import AceValue, Meld, can_lay_off
 from sahrat.rules.options import HandValues
 from sahrat.rules.search import SearchResult, best_melds, hand_out, konkan_out
 
@@ -44,14 +44,15 @@ class KonkanView:
             required = max(required, view["last_opening"] + 1)
         self.required: int = required
         self.melds: list[tuple[int, Meld]] = [
-            (m["id"], _table_meld(tuple(m["cards"]))) for m in view["melds"]
+            (m["id"], _table_meld(m["kind"], tuple(m["cards"]), tuple(m["joker_for"])))
+            for m in view["melds"]
         ]
 
 
 @lru_cache(maxsize=4096)
-def _table_meld(cards: tuple[str, ...]) -> Meld:
-    """A meld of the view, rebuilt in table order (the joker where it stands)."""
-    return build_meld(parse_cards(cards), joker_low=bool(cards) and cards[0].startswith("JK"))
+def _table_meld(kind: str, cards: tuple[str, ...], joker_for: tuple[str, ...]) -> Meld:
+    """A meld of the view as it lies on the table (cached: tables repeat across turns)."""
+    return Meld.from_json({"kind": kind, "cards": cards, "joker_for": joker_for})
 
 
 def act(view: dict[str, Any]) -> Action:

@@ -15,11 +15,12 @@ Once on the table a joker keeps what it stands for until it is swapped out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
-from .cards import RANKS, SUITS, Card, Rank, Suit
+from .cards import RANKS, SUITS, Card, Rank, Suit, parse_cards
 from .errors import InvalidLayOff, InvalidMeld, InvalidSwap
 
 MAX_RUN = 13
@@ -131,6 +132,23 @@ class Meld:
             "joker_for": list(self.joker_for),
         }
 
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Meld:
+        """The meld of a view exactly as it lies on the table (inverse of ``to_json``).
+
+        Rebuilding a run from its cards alone could misplace the joker
+        (``3H … QH JK AH`` would read as the ace-low ``AH JK 3H … QH``), so the
+        run's start comes from a real card that is not an ace.
+        """
+        cards = tuple(parse_cards(data["cards"]))
+        joker_for = tuple(str(face) for face in data.get("joker_for", ()))
+        if data["kind"] == MeldKind.SET.value:
+            return Meld(MeldKind.SET, cards, 0, joker_for)
+        for index, card in enumerate(cards):
+            if card.rank is not None and card.rank is not Rank.ACE:
+                return Meld(MeldKind.RUN, cards, int(card.rank) - index, joker_for)
+        raise InvalidMeld(f"{_fmt(cards)}: a run needs a card that is not an ace or a joker")
+
 
 # --- building ----------------------------------------------------------------
 
@@ -199,13 +217,19 @@ def _build_run(
     *,
     joker_low: bool = False,
     joker_position: int | None = None,
+    ace_high_first: bool | None = None,
 ) -> Meld:
     suit = reals[0].suit
     if any(card.suit != suit for card in reals):
         raise InvalidMeld(f"{_fmt(shown)}: a run is all one suit and a set all one rank")
     has_ace = any(card.rank is Rank.ACE for card in reals)
     reason = "the cards are not consecutive"
-    for ace_high in (False, True) if has_ace else (False,):
+    # When both readings are runs (A JK 3…Q or 3…Q JK A; A…K), the order the
+    # player listed decides: an ace listed after every other real card is high.
+    if ace_high_first is None:
+        listed = [card for card in shown if not card.is_joker]
+        ace_high_first = listed[-1].rank is Rank.ACE and len(listed) > 1
+    for ace_high in ((True, False) if ace_high_first else (False, True)) if has_ace else (False,):
         positions = _positions(reals, ace_high)
         if len(set(positions)) != len(positions):
             raise InvalidMeld(f"{_fmt(shown)}: a run cannot hold two cards of the same rank")
@@ -279,11 +303,15 @@ def lay_off(meld: Meld, added: Sequence[Card], *, joker_low: bool = False) -> Me
                 raise InvalidMeld(f"{_fmt(added)} is not of the set's rank")
             joker = existing_joker or (new_jokers[0] if new_jokers else None)
             return _build_set(reals, joker, shown)
+        # A run keeps its ace where it was (high or low) as it grows.
+        ace_high = meld.end == ACE_HIGH
         if existing_joker is not None:
             position = meld.start + meld.cards.index(existing_joker)
-            return _build_run(reals, existing_joker, shown, joker_position=position)
+            return _build_run(
+                reals, existing_joker, shown, joker_position=position, ace_high_first=ace_high
+            )
         joker = new_jokers[0] if new_jokers else None
-        return _build_run(reals, joker, shown, joker_low=joker_low)
+        return _build_run(reals, joker, shown, joker_low=joker_low, ace_high_first=ace_high)
     except InvalidMeld as error:
         raise InvalidLayOff(f"cannot lay off {_fmt(added)} on {meld}: {error.message}") from None
 
