@@ -2,12 +2,14 @@
 import { t } from "./i18n.js";
 import { label } from "./cards.js";
 
-const cards = (list) => (list || []).map(label).join(" ");
+// Card names are wrapped in a left-to-right isolate so "10♥ J♥ Q♥" reads the same in Arabic.
+const iso = (text) => `\u2066${text}\u2069`;
+const cards = (list) => iso((list || []).map(label).join(" "));
 
 /** One line for an engine event, or null for events not worth a line (e.g. "dealt"). */
 export function describeEvent(ev, nameOf) {
   const who = ev.seat === null || ev.seat === undefined ? "" : nameOf(ev.seat);
-  const p = { who, card: ev.card ? label(ev.card) : "", cards: cards(ev.cards || ev.added || ev.laid) };
+  const p = { who, card: ev.card ? iso(label(ev.card)) : "", cards: cards(ev.cards || ev.added || ev.laid) };
   switch (ev.type) {
     case "draw": return ev.card ? t("ev.draw_card", p) : t("ev.draw", p);
     case "take_discard": return t("ev.take_discard", p);
@@ -37,7 +39,7 @@ export function describeEvent(ev, nameOf) {
 
 /** One line for a recorded action ({seat, type, ...}) in the replay viewer. */
 export function describeAction(a, nameOf) {
-  const p = { who: nameOf(a.seat), card: a.card ? label(a.card) : "" };
+  const p = { who: nameOf(a.seat), card: a.card ? iso(label(a.card)) : "" };
   const melds = (a.melds || []).map(cards).join(" | ");
   const offs = (a.lay_offs || []).map((l) => `#${l.meld}+${cards(l.cards)}`).join(" ");
   const rest = [melds, offs].filter(Boolean).join(" ; ");
