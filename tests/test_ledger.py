@@ -12,6 +12,7 @@ import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -34,7 +35,7 @@ TABLES = "ledger_entries, balances, ledger_accounts, tokens, seats, users"
 
 
 async def _pg_execute(sql: str) -> None:
-    import asyncpg
+    import asyncpg  # type: ignore[import-untyped]
 
     conn = await asyncpg.connect(
         host=PG_HOST, port=PG_PORT, user=PG_USER, database="postgres", timeout=5
@@ -86,16 +87,16 @@ async def engine(database: str) -> AsyncIterator[AsyncEngine]:
         await db.dispose()
 
 
-async def _users(sessions: async_sessionmaker[object], count: int) -> list[int]:
-    async with sessions() as session, session.begin():  # type: ignore[attr-defined]
+async def _users(sessions: async_sessionmaker[Any], count: int) -> list[int]:
+    async with sessions() as session, session.begin():
         users = [User(name=f"u{i}-{secrets.token_hex(3)}", guest=True) for i in range(count)]
         session.add_all(users)
         await session.flush()
         return [user.id for user in users]
 
 
-async def _invariant(sessions: async_sessionmaker[object]) -> ledger.InvariantReport:
-    async with sessions() as session:  # type: ignore[attr-defined]
+async def _invariant(sessions: async_sessionmaker[Any]) -> ledger.InvariantReport:
+    async with sessions() as session:
         report: ledger.InvariantReport = await ledger.check_invariant(session)
     assert report.ok, report
     return report
