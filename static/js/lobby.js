@@ -74,7 +74,7 @@ export function showLobby(main, { onUser }) {
   function renderTables(box, tables) {
     const me = session.user?.id;
     const shown = tables.filter((tb) => {
-      const free = tb.seats.some((s) => s.user_id === null);
+      const free = tb.seats.some((s) => s.user_id === null && !s.bot);
       if (filters.status && tb.status !== filters.status) return false;
       if (filters.money === "free" && tb.coin_table) return false;
       if (filters.money === "coins" && !tb.coin_table) return false;
@@ -84,8 +84,8 @@ export function showLobby(main, { onUser }) {
     if (!shown.length) { mount(box, h("p.muted", t("lobby.no_tables"))); return; }
     mount(box, shown.map((tb) => {
       const mine = tb.seats.some((s) => s.user_id === me && me !== undefined);
-      const free = tb.seats.some((s) => s.user_id === null);
-      const taken = tb.seats.filter((s) => s.user_id !== null).length;
+      const free = tb.seats.some((s) => s.user_id === null && !s.bot);
+      const taken = tb.seats.filter((s) => s.user_id !== null || s.bot).length;
       return h("article.table-row", { dataset: { table: tb.id } },
         h("div.table-title",
           h("strong", t(`game.${tb.game}`)), " ",
@@ -100,7 +100,7 @@ export function showLobby(main, { onUser }) {
           " · ", t("lobby.seats_taken", { taken, total: tb.seats.length }),
           " · ", t("lobby.turn_secs", { n: tb.options.turn_seconds }),
         ),
-        h("div.seat-names", tb.seats.map((s) => h("span.seat-name", s.name || t("table.empty_seat")))),
+        h("div.seat-names", tb.seats.map((s) => h("span.seat-name", s.name || (s.bot ? `🤖 ${t("table.bot_name", { n: s.seat + 1 })}` : t("table.empty_seat"))))),
         h("div.row",
           mine ? h("button.primary", { type: "button", onclick: () => { location.hash = `#/t/${tb.id}`; } }, t("lobby.open"))
             : free && tb.status === "waiting" ? h("button.primary.join", { type: "button", onclick: () => join(tb) }, t("lobby.join")) : null,
