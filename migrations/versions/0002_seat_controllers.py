@@ -24,9 +24,7 @@ def upgrade() -> None:
     with op.batch_alter_table("seats") as batch:
         batch.alter_column("user_id", existing_type=sa.Integer(), nullable=True)
         batch.add_column(sa.Column("bot_level", sa.String(length=16), nullable=True))
-        batch.add_column(
-            sa.Column("left", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
+        batch.add_column(sa.Column("left", sa.Boolean(), nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:
