@@ -39,6 +39,7 @@ from typing import Any
 
 MAX_SETUP_CONCURRENCY = 8
 CONNECT_TIMEOUT = 30.0
+DRAIN_STEPS = 100  # × 0.1 s
 
 
 @dataclass
@@ -522,12 +523,16 @@ async def _main(cfg: WorkerConfig, pipe: Any) -> None:
             table.kick()
         await asyncio.sleep(max(0.0, t1 - time.monotonic()))
         worker.playing = False
-        await asyncio.sleep(0.3)  # let the last replies in
-        stalled = sum(
-            1
-            for table in worker.tables
-            if isinstance(table, SahratTable) and not table.done and table.pending
-        )
+        stalled = 0
+        for _ in range(DRAIN_STEPS):  # let the steps in flight arrive; what never does stalled
+            await asyncio.sleep(0.1)
+            stalled = sum(
+                1
+                for table in worker.tables
+                if isinstance(table, SahratTable) and not table.done and table.pending
+            )
+            if not stalled:
+                break
         for table in worker.tables:
             table.close()
         for task in list(worker.background):
