@@ -145,11 +145,15 @@ export function showLobby(main, { onUser }) {
   }
 
   async function loadHistory() {
-    const ids = myTables();
-    if (!ids.length) { mount(history, h("p.muted", t("history.none"))); return; }
     const rows = [];
-    for (const id of ids.slice(0, 10)) {
-      try { rows.push(...(await api("GET", `/api/tables/${id}/matches`))); } catch { /* a table may be gone */ }
+    if (session.token) {
+      // The server knows every match I played in (GET /api/me/matches).
+      try { rows.push(...(await api("GET", "/api/me/matches"))); } catch { /* signed out */ }
+    }
+    if (!rows.length) {
+      for (const id of myTables().slice(0, 10)) {
+        try { rows.push(...(await api("GET", `/api/tables/${id}/matches`))); } catch { /* a table may be gone */ }
+      }
     }
     rows.sort((a, b) => b.id - a.id);
     if (!rows.length) { mount(history, h("p.muted", t("history.none"))); return; }
@@ -163,16 +167,16 @@ export function showLobby(main, { onUser }) {
     })));
   }
 
-  // Coins and the leaderboard come with a later server issue: ask, and stay hidden on 404.
+  // My balance (GET /api/me) and the leaderboard by coins; hidden if the server has no coins.
   async function loadCoins() {
     try {
-      const [balance, board] = await Promise.all([
-        session.token ? api("GET", "/api/me/balance") : null,
-        api("GET", "/api/leaderboard"),
+      const [me, board] = await Promise.all([
+        session.token ? api("GET", "/api/me") : null,
+        api("GET", "/api/leaderboard?by=coins"),
       ]);
       mount(coins,
         h("h2", t("coins.title")),
-        balance ? h("p", { id: "balance" }, t("coins.balance", { coins: balance.coins ?? balance.balance })) : null,
+        me && me.balance !== undefined ? h("p", { id: "balance" }, t("coins.balance", { coins: me.balance })) : null,
         h("ol.leaderboard", (board || []).slice(0, 10).map((row) => h("li", `${row.name} — ${row.coins}`))),
       );
       coins.hidden = false;
