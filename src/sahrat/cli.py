@@ -63,12 +63,15 @@ def _serve(args: argparse.Namespace) -> int:
     from sahrat.settings import get_settings
 
     settings = get_settings()
+    host = args.host or settings.host
+    port = args.port or settings.port
+    print(f"Sahrat: open http://{host}:{port}/ in a browser to play", flush=True)
     # The app migrates the database in its lifespan, before it accepts anything.
     uvicorn.run(
         "sahrat.server.app:create_app",
         factory=True,
-        host=args.host or settings.host,
-        port=args.port or settings.port,
+        host=host,
+        port=port,
         log_level=args.log_level,
     )
     return 0
