@@ -51,6 +51,11 @@ class Settings(BaseSettings):
         alias="SAHRAT_BOT_LEVEL",
         description="the level of a bot that takes over a leaver's seat",
     )
+    finished_table_seconds: float = Field(
+        default=120.0,
+        alias="SAHRAT_FINISHED_TABLE_SECONDS",
+        description="how long a finished table stays in memory once nobody watches it",
+    )
     turn_seconds_override: float | None = Field(
         default=None,
         alias="SAHRAT_TURN_SECONDS_OVERRIDE",

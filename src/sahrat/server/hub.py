@@ -218,6 +218,22 @@ class Hub:
             if user_id is not None:
                 await self._remember_names([user_id], session)
 
+    def forget_later(self, table_id: int) -> None:
+        """Drop a finished table from memory once nobody watches it (its match stays in
+        the database): a long-running process must not keep every match it ever played."""
+        loop = asyncio.get_running_loop()
+        loop.call_later(self.settings.finished_table_seconds, self._forget, table_id)
+
+    def _forget(self, table_id: int) -> None:
+        table = self.tables.get(table_id)
+        if table is None or table.status != "finished":
+            return
+        if table.connections:
+            self.forget_later(table_id)
+            return
+        del self.tables[table_id]
+        table.close()
+
     def background(self, task: asyncio.Task[None]) -> None:
         """Keep a fire-and-forget task alive and log its failure."""
         self._background.add(task)

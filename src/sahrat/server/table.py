@@ -10,7 +10,6 @@ asks the engine (``apply``, ``view``, ``timeout_action``).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import OrderedDict, deque
@@ -19,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from sahrat.rules.errors import RuleError
 from sahrat.rules.events import Event
@@ -34,8 +35,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sahrat.table")
 
-DEDUPE_SIZE = 2048
-RECENT_SIZE = 512
+DEDUPE_SIZE = 256  # a resent command is a recent one; older ones are in the event log
+RECENT_SIZE = 256  # steps kept for reconnects; a client further behind gets a snapshot
 MAX_TIMER_STEPS = 8
 REACTION_GAP = 1.0
 
@@ -62,10 +63,13 @@ class Connection:
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; a client too slow to keep up is dropped (it can resume)."""
+        self.send_text(orjson.dumps(message).decode())
+
+    def send_text(self, text: str) -> None:
         if self.closed:
             return
         try:
-            self.outbox.put_nowait(json.dumps(message, separators=(",", ":")))
+            self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.close()
 
@@ -589,12 +593,19 @@ class Table:
             self.actions.append(step.action)
             self.recent.append(step)
             self.deadline = deadline
+            # One view and one JSON text per seat (spectators share one), not per connection.
+            texts: dict[int | None, str] = {}
             for conn in list(self.connections):
-                conn.send(self._message("update", self._update_for(step, conn.seat)))
+                text = texts.get(conn.seat)
+                if text is None:
+                    message = self._message("update", self._update_for(step, conn.seat))
+                    text = texts[conn.seat] = orjson.dumps(message).decode()
+                conn.send_text(text)
         self.status = status
         if over:
             self._cancel_timer()
             self.broadcast_table()
+            self.hub.forget_later(self.id)
         else:
             self._arm_timer()
             self._schedule_bot()

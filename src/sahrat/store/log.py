@@ -19,15 +19,26 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
 from .ledger import Movement, post_all
-from .models import GameTable, LogEntry, Match
+from .models import Base, GameTable, LogEntry, Match
 
 log = logging.getLogger("sahrat.log")
 
 MAX_BATCH = 1000
+
+_tables = Base.metadata.tables[GameTable.__tablename__]
+_log = Base.metadata.tables[LogEntry.__tablename__]
+_matches = Base.metadata.tables[Match.__tablename__]
+_UPDATE_TABLE = (
+    update(_tables)
+    .where(_tables.c.id == bindparam("b_id"))
+    .values(
+        seq=bindparam("b_seq"), status=bindparam("b_status"), deadline_at=bindparam("b_deadline")
+    )
+)
 
 
 @dataclass
@@ -106,19 +117,20 @@ class LogWriter:
         rows = [{"table_id": item.table_id, **entry} for item in batch for entry in item.entries]
         matches = [{"table_id": item.table_id, **item.match} for item in batch if item.match]
         async with self._sessions() as session, session.begin():
+            # Core statements executed as executemany: no ORM unit of work per row.
             if rows:
-                await session.execute(insert(LogEntry), rows)
+                await session.execute(insert(_log), rows)
             if matches:
-                await session.execute(insert(Match), matches)
+                await session.execute(insert(_matches), matches)
             latest = {
                 item.table_id: {
-                    "id": item.table_id,
-                    "seq": item.seq,
-                    "status": item.status,
-                    "deadline_at": item.deadline_at,
+                    "b_id": item.table_id,
+                    "b_seq": item.seq,
+                    "b_status": item.status,
+                    "b_deadline": item.deadline_at,
                 }
                 for item in batch
             }
-            await session.execute(update(GameTable), list(latest.values()))
+            await session.execute(_UPDATE_TABLE, list(latest.values()))
             for item in batch:
                 await post_all(session, item.ledger)
