@@ -21,8 +21,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
+# The browser tests run on their own: Playwright's sync API keeps an event loop
+# running in its process, which the asyncio-based tests must not share.
 test: lint
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 -q -m "not browser"
+	$(BIN)/pytest -q -m browser
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -r bench/requirements.txt
