@@ -54,6 +54,8 @@ class Server:
             **os.environ,
             "DATABASE_URL": f"sqlite+aiosqlite:///{folder / 'sahrat.db'}",
             "SAHRAT_GRACE_SECONDS": "5",
+            # Bots think for a tenth of a second, so a whole round fits the test's budget.
+            "SAHRAT_BOT_DELAY_SECONDS": "0.1",
             "SAHRAT_STATIC_DIR": str(REPO / "static"),
         }
         log = (folder / "server.log").open("wb")

@@ -219,7 +219,7 @@ def test_konkan_round_with_bots(new_page: Any, server: Any, lang: str) -> None:
         return False
 
     try:
-        play_until_over([page], budget=90, on_turn=checks)
+        play_until_over([page], budget=240, on_turn=checks)
     finally:
         for proc in auto or []:
             proc.kill()
