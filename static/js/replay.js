@@ -1,6 +1,7 @@
-// A finished match, step by step. The browser has no rules engine, so the
-// viewer walks through the record's actions in words next to the score sheet,
-// whose rows hold every hand face up at each round's (or deal's) end.
+// A finished match, step by step. The server replays the match's record through
+// the engine (GET /api/matches/{id}/replay) and sends the table after every
+// action with every hand face up; the viewer steps through it next to the
+// actions in words and the score sheet.
 import { h, mount } from "./dom.js";
 import { t, errorText } from "./i18n.js";
 import { api } from "./api.js";
@@ -9,6 +10,7 @@ import { cardEl } from "./cards.js";
 
 export function showReplay(main, matchId) {
   let match = null;
+  let steps = [];
   let step = 0;
   const root = h("div.replay", { id: "replay" });
   mount(main, root);
@@ -33,6 +35,27 @@ export function showReplay(main, matchId) {
     h("p.lead", t("sheet.total"), ": ", (s.totals || []).map((x, seat) => `${nameOf(seat)} ${x}`).join(" · ")));
   }
 
+  // The table at the current step: every hand face up, the melds, the piles.
+  function board() {
+    const at = steps[step];
+    if (!at) return null;
+    const view = at.view;
+    const seatMelds = (seat) => match.game === "conquian"
+      ? (view.melds?.[seat] || [])
+      : (view.melds || []).filter((m) => m.owner === seat).map((m) => m.cards);
+    const piles = match.game === "conquian"
+      ? [view.face_up ? cardEl(view.face_up, { small: true }) : t("conquian.no_face_up"),
+        ` · ${t("konkan.stock")} ${view.stock_count}`]
+      : [`${t("konkan.discard_pile")}: `, view.discard_top ? cardEl(view.discard_top, { small: true }) : "—",
+        ` · ${t("konkan.stock")} ${view.stock_count}`];
+    return h("section.card-box.replay-board", { id: "replay-board" },
+      h("p.lead", ...piles),
+      at.hands.map((hand, seat) => h("div.replay-seat", { class: view.turn === seat ? "turn" : "" },
+        h("strong", nameOf(seat)),
+        h("div.meld-row", seatMelds(seat).map((m) => h("div.table-meld", m.map((c) => cardEl(c, { small: true }))))),
+        h("div.hand-cards", hand.map((c) => cardEl(c, { small: true }))))));
+  }
+
   function draw() {
     if (!match) return;
     const actions = match.record.actions || [];
@@ -51,11 +74,13 @@ export function showReplay(main, matchId) {
             h("button", { type: "button", id: "replay-last", onclick: () => go(actions.length) }, "⏭")),
           h("input", { type: "range", min: 0, max: actions.length, value: step, "aria-label": t("replay.step", { n: step, total: actions.length }), oninput: (e) => go(Number(e.target.value)) }),
           h("ol.replay-actions", actions.map((a, i) => h("li", { class: i === step - 1 ? "current" : i < step ? "done" : "" }, describeAction(a, nameOf))))),
+        board(),
         sheet()));
     root.querySelector(".replay-actions li.current")?.scrollIntoView({ block: "nearest" });
   }
 
-  api("GET", `/api/matches/${matchId}`).then((data) => { match = data; draw(); })
+  Promise.all([api("GET", `/api/matches/${matchId}`), api("GET", `/api/matches/${matchId}/replay`)])
+    .then(([data, replayed]) => { match = data; steps = replayed.steps; draw(); })
     .catch((error) => mount(root, h("p.error-line", errorText(error.detail)), h("a", { href: "#/" }, t("table.lobby"))));
   return { close() {}, rerender: draw };
 }

@@ -151,6 +151,9 @@ def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
     host.click("#replay-next")
     host.click("#replay-next")
     assert host.locator(".replay-actions li.current").count() == 1
+    # Every hand is face up at every step of the replay.
+    assert host.locator("#replay-board .replay-seat").count() == 2
+    assert host.locator("#replay-board .hand-cards .card").count() >= 1
     step = AR["replay.step"].replace("{n}", "2").split("{total}")[0]
     assert step in host.locator("#replay-step").inner_text()
     screenshot(host, "replay-ar-desktop")

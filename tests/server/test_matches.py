@@ -76,6 +76,12 @@ async def _conquian_match(server: ServerProcess) -> None:
         result = replay(record)
         assert result.ok, result.error
         assert result.state.over and result.state.match_winner == winner
+        # The replay shows the deal and then the table after every action, hands face up.
+        steps = (await api.get(f"/api/matches/{summary['id']}/replay"))["steps"]
+        assert len(steps) == moves + 1
+        assert [len(hand) for hand in steps[0]["hands"]] == [10, 10]
+        assert steps[-1]["view"]["match_over"] is True
+        assert "hand" not in steps[0]["view"]
         for client in [*seats, watcher]:
             await client.close()
     finally:

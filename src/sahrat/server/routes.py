@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from sahrat.rules.errors import BadOption
-from sahrat.rules.record import GAMES
+from sahrat.rules.record import GAMES, GameRecord, engine_for, replay
 from sahrat.store import ledger
 from sahrat.store.models import GameTable, Match, User
 
@@ -450,6 +450,46 @@ async def get_match(match_id: int, hub: HubDep) -> MatchDetail:
     if row is None:
         raise _error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
     return MatchDetail.model_validate({**_match_fields(row), "record": row.record})
+
+
+class ReplayStep(BaseModel):
+    """The table after a step of a finished match, every hand face up."""
+
+    view: dict[str, Any] = Field(description="the spectator view (without options and scores)")
+    hands: list[list[str]] = Field(description="every seat's hand")
+
+
+class ReplayOut(BaseModel):
+    steps: list[ReplayStep] = Field(description="the deal first, then one entry per action")
+
+
+def replay_steps(record: dict[str, Any]) -> list[ReplayStep]:
+    """Replay a finished match's record through the engine, keeping every step."""
+    game_record = GameRecord.from_json(record)
+    engine = engine_for(game_record.game)
+    steps: list[ReplayStep] = []
+
+    def keep(state: Any, _action: Any) -> None:
+        view = engine.view(state, None)
+        for bulky in ("options", "scores", "results"):
+            view.pop(bulky, None)
+        hands = [engine.view(state, seat)["hand"] for seat in range(state.players)]
+        steps.append(ReplayStep(view=view, hands=hands))
+
+    replay(game_record, on_step=keep)
+    return steps
+
+
+@matches.get("/{match_id}/replay", response_model=ReplayOut, responses=_responses(404))
+async def get_replay(match_id: int, hub: HubDep) -> ReplayOut:
+    """A finished match step by step with every hand face up (the match is over: nothing
+    in it is hidden any more)."""
+    async with hub.sessions() as session:
+        row = await session.get(Match, match_id)
+    if row is None:
+        raise _error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
+    steps = await asyncio.to_thread(replay_steps, row.record)
+    return ReplayOut(steps=steps)
 
 
 # --- health ------------------------------------------------------------------------------
