@@ -8,7 +8,6 @@ dropped at the end; skipped if unreachable, unless ``CI`` is set.
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
+from pgtest import fresh_database
 from sahrat.server.migrate import migrate
 from sahrat.store import ledger
 from sahrat.store.db import make_engine, make_sessions
@@ -28,41 +28,15 @@ from sahrat.store.models import User
 
 pytestmark = pytest.mark.asyncio
 
-PG_HOST = os.environ.get("SAHRAT_TEST_PG_HOST", "127.0.0.1")
-PG_PORT = int(os.environ.get("SAHRAT_TEST_PG_PORT", "5432"))
-PG_USER = os.environ.get("SAHRAT_TEST_PG_USER", "postgres")
 TABLES = "ledger_entries, balances, ledger_accounts, tokens, seats, users"
-
-
-async def _pg_execute(sql: str) -> None:
-    import asyncpg  # type: ignore[import-untyped]
-
-    conn = await asyncpg.connect(
-        host=PG_HOST, port=PG_PORT, user=PG_USER, database="postgres", timeout=5
-    )
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
 
 
 @pytest.fixture(scope="session")
 def ledger_pg_url() -> Iterator[str]:
     """A fresh, migrated PostgreSQL database for this session (xdist worker)."""
-    name = f"sahrat_ledger_{secrets.token_hex(6)}"
-    try:
-        asyncio.run(_pg_execute(f'CREATE DATABASE "{name}"'))
-    except Exception as error:  # unreachable, refused, no such role...
-        reason = f"PostgreSQL at {PG_USER}@{PG_HOST}:{PG_PORT} is not usable: {error!r}"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason} (CI is set: the PostgreSQL ledger tests must run)")
-        pytest.skip(reason)
-    url = f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
-    try:
+    with fresh_database("sahrat_ledger", "the PostgreSQL ledger tests") as url:
         asyncio.run(migrate(url))
         yield url
-    finally:
-        asyncio.run(_pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

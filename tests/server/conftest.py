@@ -10,20 +10,16 @@ on a free port and kills every server it started at teardown.
 
 from __future__ import annotations
 
-import asyncio
-import os
-import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from pgtest import fresh_database
+
 from .harness import ServerProcess
 
 HERE = Path(__file__).resolve().parent
-PG_HOST = os.environ.get("SAHRAT_TEST_PG_HOST", "127.0.0.1")
-PG_PORT = int(os.environ.get("SAHRAT_TEST_PG_PORT", "5432"))
-PG_USER = os.environ.get("SAHRAT_TEST_PG_USER", "postgres")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -38,33 +34,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.server)
 
 
-async def _pg_execute(sql: str) -> None:
-    import asyncpg
-
-    conn = await asyncpg.connect(
-        host=PG_HOST, port=PG_PORT, user=PG_USER, database="postgres", timeout=5
-    )
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A fresh PostgreSQL database for this session (this xdist worker), dropped after."""
-    name = f"sahrat_test_{secrets.token_hex(6)}"
-    try:
-        asyncio.run(_pg_execute(f'CREATE DATABASE "{name}"'))
-    except Exception as error:  # unreachable, refused, no such role...
-        reason = f"PostgreSQL at {PG_USER}@{PG_HOST}:{PG_PORT} is not usable: {error!r}"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason} (CI is set: the PostgreSQL server tests must run)")
-        pytest.skip(reason)
-    try:
-        yield f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
-    finally:
-        asyncio.run(_pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with fresh_database("sahrat_test", "the PostgreSQL server tests") as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

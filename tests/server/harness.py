@@ -15,6 +15,8 @@ import contextlib
 import itertools
 import json
 import os
+import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -617,3 +619,22 @@ def assert_public_parts_agree(seats: list[WireClient], spectator: WireClient) ->
             assert mine_view == their_view, (seat, message["seq"])
             compared += 1
     return compared
+
+
+def make_admin(database: str, prefix: str = "boss") -> tuple[str, str]:
+    """``sahrat admin create`` on the test database: the admin's name and password."""
+    name = f"{prefix}-{secrets.token_hex(3)}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SAHRAT_")}
+    env["DATABASE_URL"] = database
+    out = subprocess.run(
+        [*sahrat_command(), "admin", "create", name],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    found = re.search(r"password.*: (\S+)$", out.stdout.strip())
+    assert found, out.stdout
+    return name, found.group(1)

@@ -15,11 +15,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import re
-import secrets
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,13 +28,12 @@ from sahrat.store.db import make_engine, make_sessions
 from sahrat.store.models import GameTable, LedgerEntry, Match
 
 from .harness import (
-    REPO,
     Api,
     ServerProcess,
     WireClient,
     engine_and_player,
+    make_admin,
     play,
-    sahrat_command,
     wire_action,
 )
 
@@ -50,25 +45,6 @@ RACED = {"stale", "not_playing"}
 
 
 # --- helpers ---------------------------------------------------------------------------
-
-
-def make_admin(database: str) -> tuple[str, str]:
-    """``sahrat admin create`` on the test database: the admin's name and password."""
-    name = f"stress-{secrets.token_hex(3)}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SAHRAT_")}
-    env["DATABASE_URL"] = database
-    out = subprocess.run(
-        [*sahrat_command(), "admin", "create", name],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    found = re.search(r"password.*: (\S+)$", out.stdout.strip())
-    assert found, out.stdout
-    return name, found.group(1)
 
 
 async def login(api: Api, admin: tuple[str, str]) -> dict[str, str]:
@@ -352,7 +328,7 @@ async def _many_matches(server: ServerProcess, admin: tuple[str, str], count: in
 def test_many_coin_matches_with_leavers_keep_the_ledger_balanced(
     start_server: Callable[..., ServerProcess], database: str
 ) -> None:
-    admin = make_admin(database)
+    admin = make_admin(database, "stress")
     server = start_server(SAHRAT_TURN_SECONDS_OVERRIDE=str(TURN_SECONDS))
     started = time.monotonic()
     asyncio.run(_many_matches(server, admin, 33))
@@ -430,7 +406,7 @@ async def _join_race(server: ServerProcess, admin: tuple[str, str]) -> None:
 def test_joins_race_for_the_last_seat_and_the_last_coins(
     start_server: Callable[..., ServerProcess], database: str
 ) -> None:
-    admin = make_admin(database)
+    admin = make_admin(database, "stress")
     server = start_server()
     asyncio.run(_join_race(server, admin))
 
@@ -523,6 +499,6 @@ async def _killed_around_the_end(
 def test_a_server_killed_around_the_last_move_pays_exactly_once(
     start_server: Callable[..., ServerProcess], database: str
 ) -> None:
-    admin = make_admin(database)
+    admin = make_admin(database, "stress")
     server = start_server()
     asyncio.run(_killed_around_the_end(server, admin, database))

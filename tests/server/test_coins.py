@@ -6,38 +6,15 @@ balances. Also: a join without the stake is refused, admin endpoints need an adm
 from __future__ import annotations
 
 import asyncio
-import os
-import re
-import secrets
-import subprocess
 from collections.abc import Callable
 from typing import Any
 
 from sahrat.store import ledger
 from sahrat.store.db import make_engine, make_sessions
 
-from .harness import REPO, Api, ServerProcess, WireClient, play, sahrat_command
+from .harness import Api, ServerProcess, WireClient, make_admin, play
 
 STAKE = 100
-
-
-def make_admin(database: str) -> tuple[str, str]:
-    """``sahrat admin create`` on the test database: the admin's name and password."""
-    name = f"boss-{secrets.token_hex(3)}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SAHRAT_")}
-    env["DATABASE_URL"] = database
-    out = subprocess.run(
-        [*sahrat_command(), "admin", "create", name],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    found = re.search(r"password.*: (\S+)$", out.stdout.strip())
-    assert found, out.stdout
-    return name, found.group(1)
 
 
 async def _check_ledger(database: str) -> ledger.InvariantReport:
