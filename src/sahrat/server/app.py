@@ -19,7 +19,7 @@ from sahrat import __version__
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
-from . import admin, players, routes, ws
+from . import admin, logs, players, routes, ws
 from .hub import Hub
 from .migrate import migrate
 
@@ -29,6 +29,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        logs.install()  # uvicorn's loggers exist by now: keep tokens out of them
         await migrate(settings.database_url)
         engine = make_engine(settings.database_url)
         hub = Hub(settings, engine)
