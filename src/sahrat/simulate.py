@@ -4,7 +4,6 @@ after every action. Used by ``sahrat simulate``, the soak tests and the benchmar
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -19,9 +18,10 @@ Bot = Callable[[dict[str, Any]], Any]
 
 
 def bot_for(game: str) -> Bot:
-    name = "simple_conquian" if game == "conquian" else "simple_konkan"
-    act: Bot = importlib.import_module(f"sahrat.bots.{name}").act
-    return act
+    """The simple player of ``game`` (self-play measures the engine, not a bot)."""
+    from sahrat.bots.levels import bot_for as level_bot
+
+    return level_bot(game, "simple")
 
 
 def _strings(data: Any, skip: frozenset[str]) -> Iterator[str]:

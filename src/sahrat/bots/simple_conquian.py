@@ -30,6 +30,7 @@ from sahrat.rules.conquian import (
     Take,
     best_take,
     fits_melds,
+    partners,
 )
 from sahrat.rules.errors import BadAction
 
@@ -74,7 +75,7 @@ def _worth_taking(
     laid = sum(len(meld) for meld in arrangement)
     if laid >= 11 or laid > sum(len(meld) for meld in mine) + 1:
         return True
-    return any(_partners(card, hand) == 0 for card in hand)
+    return any(partners(card, hand) == 0 for card in hand)
 
 
 def _should_force(
@@ -91,17 +92,6 @@ def _should_force(
     return not (was_passed and best_take(mine, hand, card) is not None)
 
 
-def _partners(card: Card, hand: Sequence[Card]) -> int:
-    count = 0
-    for other in hand:
-        if other == card:
-            continue
-        near = other.suit == card.suit and abs(_pos(other) - _pos(card)) <= 2
-        if other.rank == card.rank or near:
-            count += 1
-    return count
-
-
 def _pos(card: Card) -> int:
     assert card.rank is not None
     return _POS[card.rank]
@@ -113,7 +103,7 @@ def least_useful(
     """The card to discard: lowest usefulness, then the higher rank, then the later suit."""
 
     def usefulness(card: Card) -> tuple[int, int, int]:
-        score = 2 * _partners(card, hand)
+        score = 2 * partners(card, hand)
         if fits_melds(mine, card):
             score += 3  # it can join our melds with the next card we take
         if fits_melds(theirs, card):

@@ -900,7 +900,7 @@ def check_action(state: ConquianState, action: Action) -> RuleError | None:
     return None
 
 
-def _partners(card: Card, hand: Sequence[Card]) -> int:
+def partners(card: Card, hand: Sequence[Card]) -> int:
     """Hand cards that could meld with ``card``: its rank, or its suit within two ranks."""
     i = _INDEX[card]
     count = 0
@@ -916,11 +916,11 @@ def _partners(card: Card, hand: Sequence[Card]) -> int:
 
 def timeout_discard(hand: Sequence[Card]) -> Card:
     """The timer's discard: the card with the fewest partners in the hand (see
-    :func:`_partners`); ties go to the higher rank, then to the later suit (S H D C)."""
+    :func:`partners`); ties go to the higher rank, then to the later suit (S H D C)."""
     return min(
         hand,
         key=lambda c: (
-            _partners(c, hand),
+            partners(c, hand),
             -(_INDEX[c] % RANKS_PER_SUIT),
             -(_INDEX[c] // RANKS_PER_SUIT),
         ),

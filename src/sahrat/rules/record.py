@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from . import konkan
-from .cards import Card, conquian_deck, konkan_deck, parse_cards
+from .cards import Card, conquian_deck, parse_cards
 from .errors import BadRecord, RuleError
 from .options import KONKAN_GAMES, ConquianOptions, KonkanOptions
 
@@ -234,7 +234,6 @@ __all__ = [
     "GameRecord",
     "ReplayResult",
     "engine_for",
-    "konkan_deck",
     "options_for",
     "record_of",
     "replay",

@@ -51,7 +51,6 @@ class Hub:
         self.writer = LogWriter(self.sessions)
         self.tables: dict[int, Table] = {}
         self.names: dict[int, str] = {}
-        self.stats_moves = 0
         self.defaults = ServerDefaults(
             welcome_grant=settings.welcome_grant,
             free_table_earnings=settings.free_table_earnings,

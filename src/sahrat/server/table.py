@@ -134,6 +134,7 @@ class Table:
         self.state: Any = None
         self.seed: str | None = None
         self.start_seq: int | None = None  # the seq of the current match's start entry
+        self.first_dealer = 0  # who dealt the current match's first round (for its record)
         self.actions: list[dict[str, Any]] = []
         self.connections: set[Connection] = set()
         self.replies: OrderedDict[tuple[int, str], dict[str, Any]] = OrderedDict()
@@ -202,11 +203,12 @@ class Table:
     def _message(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         return {"type": kind, "seq": self.seq, "payload": payload}
 
-    def _update_for(self, step: Step, seat: int | None) -> dict[str, Any]:
+    def _update_for(self, step: Step, seat: int | None, *, latest: bool = True) -> dict[str, Any]:
+        """A step as ``seat`` may see it; an older step (in a resume) carries no view."""
         return {
             "events": [event.for_seat(seat) for event in step.events],
-            "view": self.engine.view(self.state, seat),
-            "deadline": self.deadline,
+            "view": self.engine.view(self.state, seat) if latest else None,
+            "deadline": self.deadline if latest else None,
             "by": step.by,
         }
 
@@ -254,15 +256,7 @@ class Table:
                 self._set_controller(conn.seat, None, left=False)
         missed = self._missed_since(since) if since is not None else None
         if missed is not None and self.state is not None:
-            updates = [
-                {
-                    "events": [event.for_seat(conn.seat) for event in step.events],
-                    "view": None,
-                    "deadline": None,
-                    "by": step.by,
-                }
-                for step in missed
-            ]
+            updates = [self._update_for(step, conn.seat, latest=False) for step in missed]
             conn.send(self._message("resume", {"missed": updates, "snapshot": self.snapshot(conn)}))
         else:
             conn.send(self._message("snapshot", self.snapshot(conn)))
@@ -442,6 +436,7 @@ class Table:
             await self._unseat_short([owner] if owner is not None else [])
             return False
         self.start_seq = seq
+        self.first_dealer = int(state.dealer)
         self.state, self.seed, self.seq, self.status = state, seed, seq, "playing"
         self.actions = []
         self.deadline = deadline
@@ -480,6 +475,7 @@ class Table:
                 self.state = self.engine.new_game(
                     self.options, self.seed, (), entry.data.get("first_dealer")
                 )
+                self.first_dealer = int(self.state.dealer)
                 self.actions = []
                 self.replies.clear()
             elif entry.kind == "action" and self.state is not None:
@@ -609,7 +605,6 @@ class Table:
         else:
             self._arm_timer()
             self._schedule_bot()
-        self.hub.stats_moves += len(steps)
 
     def _match_row(self, state: Any, actions: list[dict[str, Any]]) -> dict[str, Any]:
         assert self.seed is not None
@@ -622,7 +617,7 @@ class Table:
                 if owner is not None
             ],
             seed=self.seed,
-            first_dealer=self._first_dealer(),
+            first_dealer=self.first_dealer,
             actions=actions,
         )
         return {
@@ -665,9 +660,6 @@ class Table:
             log.exception("table %s: no clear places; the stakes are refunded", self.id)
             shares = {seat: stake for seat, owner in enumerate(self.seats) if owner is not None}
         return ledger.payout_movements(self.id, start, self.seats, shares)
-
-    def _first_dealer(self) -> int:
-        return int(self.engine.new_game(self.options, self.seed).dealer)
 
     # --- bots ---------------------------------------------------------------------------
 
