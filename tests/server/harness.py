@@ -303,6 +303,21 @@ class WireClient:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._new.wait(), remaining)
 
+    async def wait_until(self, cond: Callable[[], bool], timeout: float = WAIT_SECONDS) -> None:
+        """Until ``cond()`` holds, checked at once and after each message received."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            self._new.clear()
+            if cond():
+                return
+            if self.closed:
+                raise AssertionError(f"{self.name}: closed while waiting; last: {self.tail()}")
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise AssertionError(f"{self.name}: timed out waiting; last: {self.tail()}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._new.wait(), remaining)
+
     async def wait_seq(self, seq: int, timeout: float = WAIT_SECONDS) -> None:
         await self.wait_for(lambda _m: self.seq is not None and self.seq >= seq, timeout=timeout)
 
