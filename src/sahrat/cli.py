@@ -1,9 +1,11 @@
 """The ``sahrat`` command: ``serve`` the server, ``simulate`` self-play matches, ``replay`` a
-game record, write the protocol's JSON ``schemas``, ``admin create`` an admin account."""
+game record, ``verify`` a match's shuffles, write the protocol's JSON ``schemas``,
+``admin create`` an admin account."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from collections.abc import Sequence
@@ -57,9 +59,60 @@ def _replay(args: argparse.Namespace) -> int:
     return 0 if out["ok"] else 1
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """Check shuffles against their commitments (docs/fairness.md): 0 when every check
+    passes, 1 on a mismatch, 2 when the input cannot be read."""
+    from sahrat.rules import fairness
+    from sahrat.rules.cards import parse_cards
+
+    try:
+        if args.file is not None:
+            record = fairness.load_record(args.file)
+            seen = fairness.parse_commitments(args.commitment)
+            report = fairness.verify_record(
+                record, commitments=seen, match_commitment=args.match_commitment
+            )
+            data, problems = report.to_json(), report.all_problems()
+        elif args.round_seed and args.salt and len(args.commitment) == 1:
+            hands = {}
+            for value in args.hand:
+                seat, _, cards = value.partition("=")
+                hands[int(seat)] = parse_cards(cards.replace(",", " "))
+            one = fairness.verify_round(
+                args.game,
+                args.round_seed,
+                args.salt,
+                args.commitment[0],
+                players=args.players,
+                dealer=args.dealer,
+                hands=hands,
+                deal=args.deal,
+            )
+            data, problems = one.to_json(), one.problems
+        else:
+            print("give a match record, or --round-seed, --salt and --commitment", file=sys.stderr)
+            return 2
+    except (OSError, ValueError) as error:
+        print(f"cannot verify: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        for row in data.get("rounds", [data]):
+            state = "ok" if row["ok"] else "MISMATCH"
+            print(f"round {row['round']}: {state} commitment {row['commitment']}")
+        for note in data.get("notes", []):
+            print(f"note: {note}")
+        for problem in problems:
+            print(f"mismatch: {problem}")
+        print("verified" if not problems else "NOT verified")
+    return 0 if not problems else 1
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from sahrat.server.app import GracefulServer
     from sahrat.settings import get_settings
 
     settings = get_settings()
@@ -67,13 +120,24 @@ def _serve(args: argparse.Namespace) -> int:
     port = args.port or settings.port
     print(f"Sahrat: open http://{host}:{port}/ in a browser to play", flush=True)
     # The app migrates the database in its lifespan, before it accepts anything.
-    uvicorn.run(
+    config = uvicorn.Config(
         "sahrat.server.app:create_app",
         factory=True,
         host=host,
         port=port,
         log_level=args.log_level,
+        log_config=None if settings.log_format == "json" else uvicorn.config.LOGGING_CONFIG,
     )
+    GracefulServer(config).run()
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from sahrat.server.migrate import migrate
+    from sahrat.settings import get_settings
+
+    asyncio.run(migrate(get_settings().database_url))
+    print("the database is at the latest schema", flush=True)
     return 0
 
 
@@ -190,6 +254,28 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--json", action="store_true", help="print the result as JSON")
     rep.set_defaults(run=_replay)
 
+    ver = commands.add_parser(
+        "verify",
+        help="check a match's shuffles against their commitments (docs/fairness.md)",
+        description=(
+            "verify MATCH.json [--commitment ROUND=HEX ...] [--match-commitment HEX] checks a "
+            "finished match (a game record or GET /api/matches/{id}); or one round: --game G "
+            "--round-seed S --salt T --commitment HEX [--dealer D --hand SEAT=CARDS ...]."
+        ),
+    )
+    ver.add_argument("file", nargs="?", help="a game record, or a match from the API")
+    ver.add_argument("--commitment", action="append", default=[], help="[ROUND=]HEX seen in play")
+    ver.add_argument("--match-commitment", help="the table's seed commitment (SHA-256 of the seed)")
+    ver.add_argument("--game", choices=GAMES, default="konkan")
+    ver.add_argument("--round-seed", help="a round's revealed seed")
+    ver.add_argument("--salt", help="a round's revealed salt")
+    ver.add_argument("--players", type=int, choices=(2, 3, 4), default=None)
+    ver.add_argument("--dealer", type=int, default=None, help="the round's dealer (to check hands)")
+    ver.add_argument("--deal", type=int, default=0, help="Konkan: 1, 2… for a redeal")
+    ver.add_argument("--hand", action="append", default=[], help="SEAT=CARDS seen dealt")
+    ver.add_argument("--json", action="store_true", help="print the report as JSON")
+    ver.set_defaults(run=_verify)
+
     srv = commands.add_parser("serve", help="run the game server (migrates the database first)")
     srv.add_argument("--host", default=None, help="default: SAHRAT_HOST or 127.0.0.1")
     srv.add_argument("--port", type=int, default=None, help="default: SAHRAT_PORT or 8000")
@@ -197,6 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level", default="info", choices=("critical", "error", "warning", "info", "debug")
     )
     srv.set_defaults(run=_serve)
+
+    mig = commands.add_parser(
+        "migrate", help="bring the database (DATABASE_URL) to the latest schema, then exit"
+    )
+    mig.set_defaults(run=_migrate)
 
     ply = commands.add_parser(
         "play",

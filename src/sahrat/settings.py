@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -55,6 +56,35 @@ class Settings(BaseSettings):
         default=120.0,
         alias="SAHRAT_FINISHED_TABLE_SECONDS",
         description="how long a finished table stays in memory once nobody watches it",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        alias="SAHRAT_REDIS_URL",
+        description="redis://host:port/db: join the other server processes that use this "
+        "Redis and the same database (unset: this process serves every table alone)",
+    )
+    cluster_prefix: str = Field(
+        default="sahrat",
+        alias="SAHRAT_CLUSTER_PREFIX",
+        description="prefix of this cluster's Redis keys and channels",
+    )
+    lease_seconds: float = Field(
+        default=3.0,
+        gt=0,
+        alias="SAHRAT_LEASE_SECONDS",
+        description="a table's lease: another process takes over a dead one's tables "
+        "within about this long (plus a third of it)",
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        alias="SAHRAT_LOG_FORMAT",
+        description="json: one JSON object per log line, with table and seat ids",
+    )
+    migrate_on_start: bool = Field(
+        default=True,
+        alias="SAHRAT_MIGRATE_ON_START",
+        description="run the database migrations at start-up (off when a one-off "
+        "`sahrat migrate` does it, as in docker-compose.yml)",
     )
     turn_seconds_override: float | None = Field(
         default=None,

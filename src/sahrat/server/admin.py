@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, status
+from fastapi import APIRouter, Depends, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 
@@ -20,7 +20,7 @@ from sahrat.store.models import Balance, LedgerAccount, User
 from .auth import current_user
 from .players import LedgerOut, Limit, Offset, ledger_of
 from .protocol import TableInfo
-from .routes import HubDep, NewTable, _error, _info, _responses, _table_errors
+from .routes import MAX_ID, HubDep, NewTable, TableId, _error, _info, _responses, _table_errors
 
 
 async def require_admin(user: Annotated[User, Depends(current_user)]) -> User:
@@ -30,6 +30,7 @@ async def require_admin(user: Annotated[User, Depends(current_user)]) -> User:
 
 
 Admin = Annotated[User, Depends(require_admin)]
+PlayerId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 router = APIRouter(prefix="/api/admin", tags=["admin"], responses=_responses(401, 403))
 
@@ -57,7 +58,7 @@ class Defaults(BaseModel):
 
 
 class DefaultsBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     welcome_grant: int | None = Field(default=None, ge=0, le=1_000_000)
     free_table_earnings: int | None = Field(default=None, ge=0, le=1_000_000)
@@ -74,7 +75,7 @@ class PlayerOut(BaseModel):
 
 
 class SuspendBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     suspended: bool = Field(default=True, description="false lifts a suspension")
 
@@ -82,35 +83,42 @@ class SuspendBody(BaseModel):
 # --- tables -------------------------------------------------------------------------------
 
 
-@router.post("/tables", status_code=status.HTTP_201_CREATED, response_model=TableInfo)
+@router.post(
+    "/tables",
+    status_code=status.HTTP_201_CREATED,
+    response_model=TableInfo,
+    responses=_responses(409),
+)
 async def create_table(body: AdminNewTable, admin: Admin, hub: HubDep) -> TableInfo:
     """Open a table with any options (a coin table: a positive ``stake``)."""
     with _table_errors():
-        table = await hub.create_table(admin.id, body.game, body.options, body.private, body.sit)
-    return _info(table.info(admin.id))
+        info = await hub.create_table(admin.id, body.game, body.options, body.private, body.sit)
+    return _info(info)
 
 
 @router.get("/tables", response_model=list[TableInfo])
 async def list_tables(admin: Admin, hub: HubDep) -> list[TableInfo]:
     """Every open table, private ones too, oldest first."""
-    return [_info(t.info(admin.id)) for t in sorted(hub.tables.values(), key=lambda t: t.id)]
+    return [_info(info) for info in await hub.list_tables(admin.id, private=True)]
 
 
 @router.patch("/tables/{table_id}", response_model=TableInfo, responses=_responses(404, 409))
-async def update_table(table_id: int, body: OptionsBody, admin: Admin, hub: HubDep) -> TableInfo:
+async def update_table(
+    table_id: TableId, body: OptionsBody, admin: Admin, hub: HubDep
+) -> TableInfo:
     """Change a waiting table's options. Refused (409 ``match_in_progress``) while its
     match is being played."""
     with _table_errors():
-        table = await hub.update_options(table_id, body.options)
-    return _info(table.info(admin.id))
+        info = await hub.update_options(table_id, body.options, admin.id)
+    return _info(info)
 
 
 @router.delete("/tables/{table_id}", response_model=TableInfo, responses=_responses(404, 409))
-async def close_table(table_id: int, admin: Admin, hub: HubDep) -> TableInfo:
+async def close_table(table_id: TableId, admin: Admin, hub: HubDep) -> TableInfo:
     """Close a table that is not playing (409 ``match_in_progress`` while it is)."""
     with _table_errors():
-        table = await hub.close_table(table_id)
-    return _info(table.info(admin.id))
+        info = await hub.close_table(table_id, admin.id)
+    return _info(info)
 
 
 # --- server defaults ---------------------------------------------------------------------
@@ -176,13 +184,13 @@ async def _player(hub: Any, player_id: int) -> PlayerOut:
 
 
 @router.get("/players/{player_id}", response_model=PlayerOut, responses=_responses(404))
-async def get_player(player_id: int, admin: Admin, hub: HubDep) -> PlayerOut:
+async def get_player(player_id: PlayerId, admin: Admin, hub: HubDep) -> PlayerOut:
     return await _player(hub, player_id)
 
 
 @router.get("/players/{player_id}/ledger", response_model=LedgerOut, responses=_responses(404))
 async def player_ledger(
-    player_id: int, admin: Admin, hub: HubDep, limit: Limit = 100, offset: Offset = 0
+    player_id: PlayerId, admin: Admin, hub: HubDep, limit: Limit = 100, offset: Offset = 0
 ) -> LedgerOut:
     """A player's balance and coin movements, newest first."""
     await _player(hub, player_id)
@@ -190,9 +198,11 @@ async def player_ledger(
         return await ledger_of(session, player_id, limit, offset)
 
 
-@router.post("/players/{player_id}/suspend", response_model=PlayerOut, responses=_responses(404))
+@router.post(
+    "/players/{player_id}/suspend", response_model=PlayerOut, responses=_responses(404, 409)
+)
 async def suspend_player(
-    player_id: int, admin: Admin, hub: HubDep, body: SuspendBody | None = None
+    player_id: PlayerId, admin: Admin, hub: HubDep, body: SuspendBody | None = None
 ) -> PlayerOut:
     """Suspend a player (or lift it with ``{"suspended": false}``). A suspended player
     cannot sit down; their seats are left as if they had walked away."""
@@ -204,7 +214,16 @@ async def suspend_player(
     return await _player(hub, player_id)
 
 
-@router.get("/ledger/check")
+class LedgerCheck(BaseModel):
+    ok: bool = Field(description="no coin appeared or vanished, no balance below zero")
+    total: int = Field(description="the sum of every balance: 0")
+    granted: int = Field(description="everything the house ever gave")
+    held: int = Field(description="the players' and pots' balances: equal to granted")
+    negative: list[str] = Field(description="accounts below zero")
+    mismatched: list[str] = Field(description="accounts whose balance is not their entries'")
+
+
+@router.get("/ledger/check", response_model=LedgerCheck)
 async def check_ledger(admin: Admin, hub: HubDep) -> dict[str, Any]:
     """Recompute every balance from the ledger: ``ok`` when no coin appeared or vanished."""
     async with hub.sessions() as session:

@@ -1,7 +1,13 @@
 """The FastAPI application: REST routers, the WebSocket endpoint, and start-up.
 
-At start-up the database is migrated (Alembic), then the hub reloads every
-unfinished table from its event log.
+At start-up the database is migrated (Alembic, unless a one-off ``sahrat
+migrate`` does it), then the hub reloads every unfinished table from its
+event log (or, in a cluster, joins the others and takes the tables nobody
+serves). ``/metrics`` serves Prometheus metrics.
+
+A shutdown (SIGTERM or Ctrl-C) first hands every table over — leases
+released, clients told to reconnect — and only then closes the sockets, so
+the other processes take the tables at once instead of after a lease time.
 """
 
 from __future__ import annotations
@@ -11,16 +17,19 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
-from fastapi import FastAPI
+import uvicorn
+from fastapi import FastAPI, Response
 from fastapi.staticfiles import StaticFiles
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from sahrat import __version__
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
 from . import admin, logs, players, routes, ws
-from .hub import Hub
+from .hub import RUNNING, Hub
 from .migrate import migrate
 
 
@@ -29,8 +38,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        logs.install()  # uvicorn's loggers exist by now: keep tokens out of them
-        await migrate(settings.database_url)
+        logs.install(settings.log_format)  # uvicorn's loggers exist by now
+        if settings.migrate_on_start:
+            await migrate(settings.database_url)
         engine = make_engine(settings.database_url)
         hub = Hub(settings, engine)
         await hub.start()
@@ -55,6 +65,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(players.router)
     app.include_router(admin.router)
     app.include_router(ws.router)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def prometheus_metrics() -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
     static = static_dir()
     if static is not None:
         # The browser client: plain files, no build step. Mounted last so the API wins.
@@ -72,3 +87,12 @@ def static_dir() -> Path | None:
         if (candidate / "index.html").is_file():
             return candidate
     return None
+
+
+class GracefulServer(uvicorn.Server):
+    """uvicorn, handing the tables over before it closes the connections."""
+
+    async def shutdown(self, sockets: list[Any] | None = None) -> None:
+        for hub in list(RUNNING):
+            await hub.hand_over()
+        await super().shutdown(sockets)

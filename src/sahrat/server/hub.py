@@ -1,8 +1,12 @@
 """The hub: every live table of this process, the event-log writer, and the database.
 
-At start-up the hub reloads every unfinished table from its event log (the
-engine is deterministic, so replaying the log rebuilds each match exactly)
-and re-arms the stored turn deadlines.
+Alone (no ``SAHRAT_REDIS_URL``), the process serves every table: at start-up
+it reloads each unfinished one from its event log (the engine is
+deterministic, so replaying the log rebuilds each match exactly) and re-arms
+the stored turn deadlines. In a cluster (``cluster.py``) it serves the tables
+whose lease it holds, loads a table the same way when it takes the lease, and
+forwards operations on other tables to their owners: every operation on a
+table goes through :meth:`Hub.call`, which runs it where the table lives.
 """
 
 from __future__ import annotations
@@ -25,9 +29,14 @@ from sahrat.store.db import make_sessions
 from sahrat.store.log import LogWriter
 from sahrat.store.models import GameTable, LogEntry, Seat, ServerSetting, User
 
-from .table import Table, TableError
+from . import metrics
+from .cluster import MOVED, Cluster, retrying
+from .dispatch import handle_text
+from .table import Connection, Table, TableError
 
 log = logging.getLogger("sahrat.hub")
+
+RUNNING: set[Hub] = set()  # the hubs of this process, for a graceful shutdown
 
 
 @dataclass
@@ -58,17 +67,17 @@ class Hub:
         )
         self.suspended: set[int] = set()  # users who may not sit down
         self._background: set[asyncio.Task[None]] = set()
+        self.cluster: Cluster | None = None
+        if settings.redis_url:
+            self.cluster = Cluster(
+                self, settings.redis_url, settings.cluster_prefix, settings.lease_seconds
+            )
+        self._loading: dict[int, asyncio.Future[Table | None]] = {}
+        metrics.LIVE_TABLES.set_function(lambda: len(self.tables))
 
     async def start(self) -> None:
+        RUNNING.add(self)
         self.writer.start()
-        await self._load()
-
-    async def stop(self) -> None:
-        for table in self.tables.values():
-            table.close()
-        await self.writer.stop()
-
-    async def _load(self) -> None:
         async with self.sessions() as session:
             for setting in (await session.scalars(select(ServerSetting))).all():
                 if hasattr(self.defaults, setting.key):
@@ -76,58 +85,126 @@ class Hub:
             self.suspended = set(
                 (await session.scalars(select(User.id).where(User.suspended.is_(True)))).all()
             )
-            rows = (
-                await session.scalars(
-                    select(GameTable).where(GameTable.status.in_(("waiting", "playing")))
-                )
-            ).all()
-            for row in rows:
-                seats = (await session.scalars(select(Seat).where(Seat.table_id == row.id))).all()
-                players = int(options_for(row.game, row.options).players)
-                owners: list[int | None] = [None] * players
-                bots: list[str | None] = [None] * players
-                left: set[int] = set()
-                for seat in seats:
-                    owners[seat.seat] = seat.user_id
-                    bots[seat.seat] = seat.bot_level
-                    if seat.left:
-                        left.add(seat.seat)
-                await self._remember_names([o for o in owners if o is not None], session)
-                table = Table(
-                    self,
-                    table_id=row.id,
-                    game=row.game,
-                    options=row.options,
-                    private=row.private,
-                    invite_code=row.invite_code,
-                    creator_id=row.creator_id,
-                    status=row.status,
-                    seq=row.seq,
-                    seats=owners,
-                    # SQLite gives naive UTC datetimes (asyncpg aware UTC ones), not local time
-                    deadline=row.deadline_at.replace(tzinfo=UTC).timestamp()
-                    if row.deadline_at
-                    else None,
-                    bots=bots,
-                    left=left,
-                )
-                if row.status == "playing":
-                    entries = (
-                        await session.scalars(
-                            select(LogEntry)
-                            .where(LogEntry.table_id == row.id)
-                            .order_by(LogEntry.seq)
-                        )
-                    ).all()
-                    table.restore(entries)
-                self.tables[row.id] = table
-        log.info("loaded %d unfinished tables", len(self.tables))
+        if self.cluster is None:
+            for table_id in await self.live_table_ids():
+                await self._load(table_id)
+            log.info("loaded %d unfinished tables", len(self.tables))
+        else:
+            await self.cluster.start()  # its scan takes the tables nobody serves
+
+    async def hand_over(self) -> None:
+        """Stop serving tables: finish what is in progress, release every lease, and
+        tell every client to reconnect (another process takes the tables at once)."""
+        if self.cluster is not None:
+            self.cluster.taking = False
+        for table_id in list(self.tables):
+            table = self.tables.pop(table_id, None)
+            if table is None:
+                continue
+            async with table.lock:
+                table.close(MOVED, "the server is shutting down; reconnect")
+                if self.cluster is not None:
+                    await self.cluster.release(table_id)
+
+    async def stop(self) -> None:
+        await self.hand_over()
+        if self.cluster is not None:
+            await self.cluster.stop()
+        await self.writer.stop()
+        RUNNING.discard(self)
+
+    async def live_table_ids(self) -> list[int]:
+        async with self.sessions() as session:
+            return list(
+                (
+                    await session.scalars(
+                        select(GameTable.id).where(GameTable.status.in_(("waiting", "playing")))
+                    )
+                ).all()
+            )
+
+    async def take_over(self, table_id: int) -> Table | None:
+        """Take the lease of a table nobody serves and load it from its log."""
+        if self.cluster is None or table_id in self.tables:
+            return self.tables.get(table_id)
+        pending = self._loading.get(table_id)
+        if pending is not None:
+            return await pending
+        future: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self._loading[table_id] = future
+        try:
+            table = None
+            if await self.cluster.acquire(table_id):
+                table = await self._load(table_id)
+                if table is None:
+                    await self.cluster.release(table_id)
+                else:
+                    log.info("took table %s over", table_id, extra={"table_id": table_id})
+            future.set_result(table)
+            return table
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: nobody else may be waiting
+            if self.cluster.held.get(table_id) is not None:
+                await self.cluster.release(table_id)
+            raise
+        finally:
+            self._loading.pop(table_id, None)
+
+    async def _load(self, table_id: int) -> Table | None:
+        """Rebuild a live table from the database (None if it is not live)."""
+        async with self.sessions() as session:
+            row = await session.get(GameTable, table_id)
+            if row is None or row.status not in ("waiting", "playing"):
+                return None
+            seats = (await session.scalars(select(Seat).where(Seat.table_id == row.id))).all()
+            players = int(options_for(row.game, row.options).players)
+            owners: list[int | None] = [None] * players
+            bots: list[str | None] = [None] * players
+            left: set[int] = set()
+            for seat in seats:
+                owners[seat.seat] = seat.user_id
+                bots[seat.seat] = seat.bot_level
+                if seat.left:
+                    left.add(seat.seat)
+            await self._remember_names([o for o in owners if o is not None], session)
+            table = Table(
+                self,
+                table_id=row.id,
+                game=row.game,
+                options=row.options,
+                private=row.private,
+                invite_code=row.invite_code,
+                creator_id=row.creator_id,
+                status=row.status,
+                seq=row.seq,
+                seats=owners,
+                # SQLite gives naive UTC datetimes (asyncpg aware UTC ones), not local time
+                deadline=row.deadline_at.replace(tzinfo=UTC).timestamp()
+                if row.deadline_at
+                else None,
+                bots=bots,
+                left=left,
+            )
+            if row.status == "playing":
+                entries = (
+                    await session.scalars(
+                        select(LogEntry).where(LogEntry.table_id == row.id).order_by(LogEntry.seq)
+                    )
+                ).all()
+                table.restore(entries)
+                table.expect_players()
+            self.tables[row.id] = table
+            return table
 
     async def _remember_names(self, user_ids: list[int], session: Any) -> None:
         missing = [uid for uid in user_ids if uid not in self.names]
         if missing:
             for user in (await session.scalars(select(User).where(User.id.in_(missing)))).all():
                 self.names[user.id] = user.name
+
+    def _name(self, user_id: int | None) -> str | None:
+        return self.names.get(user_id) if user_id is not None else None
 
     def remember_name(self, user_id: int, name: str) -> None:
         self.names[user_id] = name
@@ -136,8 +213,9 @@ class Hub:
 
     async def create_table(
         self, creator_id: int, game: str, options: dict[str, Any], private: bool, sit: bool = True
-    ) -> Table:
-        """A new table with validated options; raises BadOption naming a bad one."""
+    ) -> dict[str, Any]:
+        """Open a table with validated options (raises BadOption naming a bad one) and
+        return its info as the creator sees it."""
         if game not in GAMES:
             raise BadOption("game", f"must be one of {list(GAMES)}, not {game!r}")
         values = dict(options)
@@ -162,37 +240,169 @@ class Hub:
             await session.flush()
             table_id = row.id
             await self._remember_names([creator_id], session)
-        table = Table(
-            self,
-            table_id=table_id,
-            game=game,
-            options=stored,
-            private=private,
-            invite_code=invite_code,
-            creator_id=creator_id,
-            status="waiting",
-            seq=0,
-            seats=[None] * int(parsed.players),
-        )
-        self.tables[table_id] = table
+        # In a cluster another process's scan may take the new table first: then the
+        # creator's seat is taken through it, like any forwarded operation.
+        if self.cluster is None or await self.cluster.acquire(table_id):
+            self.tables[table_id] = Table(
+                self,
+                table_id=table_id,
+                game=game,
+                options=stored,
+                private=private,
+                invite_code=invite_code,
+                creator_id=creator_id,
+                status="waiting",
+                seq=0,
+                seats=[None] * int(parsed.players),
+            )
         if sit:
-            await table.join(creator_id, None)
-        return table
+            return dict(await self.call(table_id, "join", user_id=creator_id, seat=None))
+        return dict(await self.call(table_id, "info", viewer=creator_id))
 
-    def table(self, table_id: int) -> Table:
+    async def locate(self, table_id: int) -> Table | str:
+        """The live table if this process serves it, else the id of the process that
+        does (taking a table that nobody serves). Raises TableError 404 if not live."""
         table = self.tables.get(table_id)
-        if table is None:
-            raise TableError("no_such_table", f"there is no open table {table_id}", 404)
-        return table
+        if self.cluster is None:
+            if table is None:
+                raise _no_table(table_id)
+            return table
+        if table is not None and self.cluster.holds(table_id):
+            return table
+        for _ in range(3):
+            owner = await self.cluster.owner(table_id)
+            if owner is not None and owner != self.cluster.node:
+                return owner
+            if owner is None:
+                taken = await self.take_over(table_id)
+                if taken is not None:
+                    return taken
+                if await self.cluster.owner(table_id) is None:
+                    raise _no_table(table_id)  # not live: finished, closed or unknown
+            await asyncio.sleep(0.05)
+        raise TableError("unavailable", "the table is moving between servers; try again", 503)
 
-    def by_invite(self, code: str) -> Table:
-        for table in self.tables.values():
-            if table.invite_code is not None and secrets.compare_digest(table.invite_code, code):
-                return table
+    async def call(self, table_id: int, op: str, **args: Any) -> Any:
+        """Run a table operation (``run_op``) on the process that serves the table."""
+
+        async def attempt() -> Any:
+            where = await self.locate(table_id)
+            if isinstance(where, Table):
+                return await self.run_op(where, op, args)
+            assert self.cluster is not None
+            return await self.cluster.call(where, op, table_id, args)
+
+        return await retrying(3, attempt)
+
+    async def run_op(self, table: Table, op: str, args: dict[str, Any]) -> Any:
+        """A table operation on a table this process serves; returns the table's info
+        as ``viewer`` (or the acting user) sees it."""
+        if op == "info":
+            return table.info(args.get("viewer"))
+        if op == "join":
+            await table.join(int(args["user_id"]), args.get("seat"))
+            return table.info(args["user_id"])
+        if op == "leave":
+            await table.leave(int(args["user_id"]))
+            return table.info(args["user_id"])
+        if op == "start":
+            await table.start_with_bots(int(args["user_id"]), str(args["level"]))
+            return table.info(args["user_id"])
+        if op == "options":
+            await self._update_options(table, args["options"])
+            return table.info(args.get("viewer"))
+        if op == "close":
+            await self._close_table(table)
+            return table.info(args.get("viewer"))
+        raise TableError("bad_operation", f"unknown table operation {op!r}", 400)
+
+    async def by_invite(self, code: str) -> int:
+        """The id of the live table with this invite code."""
+        if self.cluster is None:
+            for table in self.tables.values():
+                if table.invite_code is not None and secrets.compare_digest(
+                    table.invite_code, code
+                ):
+                    return table.id
+        else:
+            async with self.sessions() as session:
+                found = await session.scalar(
+                    select(GameTable.id).where(
+                        GameTable.invite_code == code,
+                        GameTable.status.in_(("waiting", "playing")),
+                    )
+                )
+            if found is not None:
+                return int(found)
         raise TableError("bad_invite", "no table has that invite code", 404)
 
-    def open_tables(self) -> list[Table]:
-        return [t for t in self.tables.values() if not t.private and t.status != "closed"]
+    async def list_tables(self, viewer: int | None, *, private: bool) -> list[dict[str, Any]]:
+        """The live tables (public ones only unless ``private``), oldest first. In a
+        cluster they come from the database, where presence is not kept."""
+        if self.cluster is None:
+            found = [
+                t
+                for t in self.tables.values()
+                if (private or not t.private) and t.status in ("waiting", "playing")
+            ]
+            return [t.info(viewer) for t in sorted(found, key=lambda t: t.id)]
+        async with self.sessions() as session:
+            query = select(GameTable).where(GameTable.status.in_(("waiting", "playing")))
+            if not private:
+                query = query.where(GameTable.private.is_(False))
+            rows = (await session.scalars(query.order_by(GameTable.id))).all()
+            seats = (
+                await session.scalars(select(Seat).where(Seat.table_id.in_([r.id for r in rows])))
+            ).all()
+            await self._remember_names([s.user_id for s in seats if s.user_id is not None], session)
+        by_table: dict[int, list[Seat]] = {}
+        for seat in seats:
+            by_table.setdefault(seat.table_id, []).append(seat)
+        return [self._row_info(row, by_table.get(row.id, []), viewer) for row in rows]
+
+    def _row_info(self, row: GameTable, seats: list[Seat], viewer: int | None) -> dict[str, Any]:
+        table = self.tables.get(row.id)
+        if table is not None:
+            return table.info(viewer)
+        parsed = options_for(row.game, row.options)
+        taken = {seat.seat: seat for seat in seats}
+        owners = [taken[i].user_id if i in taken else None for i in range(int(parsed.players))]
+        show_code = viewer is not None and (viewer in owners or viewer == row.creator_id)
+        return {
+            "id": row.id,
+            "game": row.game,
+            "options": parsed.to_json(),
+            "private": row.private,
+            "invite_code": row.invite_code if show_code else None,
+            "status": row.status,
+            "coin_table": parsed.coin_table,
+            "creator_id": row.creator_id,
+            "seats": [
+                {
+                    "seat": i,
+                    "user_id": owners[i],
+                    "name": self._name(owners[i]),
+                    "connected": False,
+                    "away": False,
+                    "bot": i in taken and taken[i].bot_level is not None,
+                    "bot_level": taken[i].bot_level if i in taken else None,
+                    "left": i in taken and taken[i].left,
+                }
+                for i in range(len(owners))
+            ],
+            "seq": row.seq,
+            "seed_commitment": None,
+        }
+
+    async def handle(self, table: Table, conn: Connection, text: str) -> None:
+        """One message from a player's connection (local or forwarded)."""
+        await handle_text(table, conn, text)
+
+    def drop(self, table_id: int, reason: str) -> None:
+        """Stop serving a table whose lease is gone: its clients reconnect elsewhere."""
+        table = self.tables.pop(table_id, None)
+        if table is not None:
+            table.close(MOVED, reason)
 
     async def store_seat(
         self, table_id: int, seat: int, user_id: int | None, bot_level: str | None, left: bool
@@ -232,6 +442,8 @@ class Hub:
             return
         del self.tables[table_id]
         table.close()
+        if self.cluster is not None:
+            self.background(asyncio.create_task(self.cluster.release(table_id)))
 
     def background(self, task: asyncio.Task[None]) -> None:
         """Keep a fire-and-forget task alive and log its failure."""
@@ -277,9 +489,15 @@ class Hub:
                     session.add(ServerSetting(key=key, value=value))
                 else:
                     row.value = value
-        for key, value in values.items():
-            setattr(self.defaults, key, value)
+        self.apply_defaults(values)
+        if self.cluster is not None:
+            self.cluster.broadcast({"k": "defaults", "v": values, "from": self.cluster.node})
         return self.defaults
+
+    def apply_defaults(self, values: dict[str, int]) -> None:
+        for key, value in values.items():
+            if hasattr(self.defaults, key):
+                setattr(self.defaults, key, int(value))
 
     async def set_suspended(self, user_id: int, suspended: bool) -> None:
         """Suspend (or restore) a player: a suspended player's seats are left, as if
@@ -290,6 +508,14 @@ class Hub:
             if user is None:
                 raise TableError("no_such_player", f"there is no player {user_id}", 404)
             user.suspended = suspended
+        if self.cluster is not None:
+            self.cluster.broadcast(
+                {"k": "suspend", "u": user_id, "v": suspended, "from": self.cluster.node}
+            )
+        await self.apply_suspended(user_id, suspended)
+
+    async def apply_suspended(self, user_id: int, suspended: bool) -> None:
+        """Apply a suspension to this process's tables (each process its own)."""
         if not suspended:
             self.suspended.discard(user_id)
             return
@@ -302,27 +528,34 @@ class Hub:
                     log.warning("table %s: could not unseat suspended %s", table.id, user_id)
                 table.demote(user_id)
 
-    async def close_table(self, table_id: int) -> Table:
+    async def close_table(self, table_id: int, viewer: int | None = None) -> dict[str, Any]:
         """Close a table that is not playing (its seats are emptied)."""
-        table = self.table(table_id)
+        return dict(await self.call(table_id, "close", viewer=viewer))
+
+    async def _close_table(self, table: Table) -> None:
         async with table.lock:
             if table.status == "playing":
                 raise TableError(
                     "match_in_progress", "the table's match is in progress; close it after"
                 )
             async with self.sessions() as session, session.begin():
-                row = await session.get(GameTable, table_id)
+                row = await session.get(GameTable, table.id)
                 if row is not None:
                     row.status = "closed"
             table.status = "closed"
             table.broadcast_table()
             table.close()
-        self.tables.pop(table_id, None)
-        return table
+        self.tables.pop(table.id, None)
+        if self.cluster is not None:
+            await self.cluster.release(table.id)
 
-    async def update_options(self, table_id: int, options: dict[str, Any]) -> Table:
+    async def update_options(
+        self, table_id: int, options: dict[str, Any], viewer: int | None = None
+    ) -> dict[str, Any]:
         """New options for a waiting table (raises BadOption naming a bad one)."""
-        table = self.table(table_id)
+        return dict(await self.call(table_id, "options", options=options, viewer=viewer))
+
+    async def _update_options(self, table: Table, options: dict[str, Any]) -> None:
         async with table.lock:
             if table.status == "playing":
                 raise TableError(
@@ -340,11 +573,18 @@ class Hub:
                 )
             stored = parsed.to_json()
             async with self.sessions() as session, session.begin():
-                row = await session.get(GameTable, table_id)
+                row = await session.get(GameTable, table.id)
                 if row is not None:
                     row.options = stored
             table.set_options(stored)
             if taken and not table._free_seats():  # shrunk to exactly its players
                 await table._start_match()
             table.broadcast_table()
-        return table
+
+    def may_write(self, table_id: int) -> bool:
+        """Whether this process still holds the table's lease (always, alone)."""
+        return self.cluster is None or self.cluster.holds(table_id)
+
+
+def _no_table(table_id: int) -> TableError:
+    return TableError("no_such_table", f"there is no open table {table_id}", 404)

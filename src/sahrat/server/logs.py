@@ -1,4 +1,9 @@
-"""Keep bearer tokens out of the logs.
+"""The server's logs: plain text or one JSON object per line, never a token.
+
+With ``SAHRAT_LOG_FORMAT=json`` every record (uvicorn's too) is written as
+JSON by python-json-logger, with the fields a record carries as ``extra``
+(``table_id``, ``seat``) as keys of their own — what a log collector needs
+to follow one table across processes.
 
 Browsers cannot set headers on a WebSocket, so the token travels in the
 query string (``/ws/tables/1?token=…``), and uvicorn logs each WebSocket's
@@ -27,9 +32,32 @@ class RedactTokens(logging.Filter):
         return True
 
 
-def install() -> None:
-    """Mask tokens in uvicorn's own logs and in its access log."""
+def install(log_format: str = "text") -> None:
+    """Mask tokens in uvicorn's own logs and in its access log; with ``json``, write
+    every record as one JSON object per line."""
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, RedactTokens) for f in logger.filters):
             logger.addFilter(RedactTokens())
+    if log_format == "json":
+        _install_json()
+
+
+def _install_json() -> None:
+    from pythonjsonlogger.json import JsonFormatter
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(
+        JsonFormatter(
+            "%(asctime)s %(levelname)s %(name)s %(message)s",
+            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        )
+    )
+    handler.addFilter(RedactTokens())
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.INFO)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers = []
+        logger.propagate = True

@@ -13,11 +13,21 @@ import asyncio
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response, status
+from fastapi import (
+    APIRouter,
+    Body,
+    Depends,
+    HTTPException,
+    Path,
+    Query,
+    Request,
+    Response,
+    status,
+)
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -42,6 +52,9 @@ from .table import TableError
 
 NAME_PATTERN = r"^[A-Za-z0-9_\-\u0600-\u06FF]{3,40}$"
 GUEST_ATTEMPTS = 8
+MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database: a larger one is a 422, not a 500
+TableId = Annotated[int, Path(ge=1, le=MAX_ID)]
+MatchId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 @cache
@@ -88,6 +101,18 @@ class ErrorResponse(BaseModel):
     detail: ErrorInfo
 
 
+class ValidationErrorItem(BaseModel):
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class ValidationErrorResponse(BaseModel):
+    """FastAPI's shape for an invalid request (and for a bad table option)."""
+
+    detail: list[ValidationErrorItem]
+
+
 class UserOut(BaseModel):
     id: int
     name: str
@@ -124,7 +149,7 @@ class LoginBody(BaseModel):
 
 
 class NewTable(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     game: str = Field(description=f"one of {', '.join(GAMES)}", examples=["konkan"])
     options: dict[str, Any] = Field(
@@ -136,7 +161,7 @@ class NewTable(BaseModel):
 
 
 class JoinBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     seat: int | None = Field(default=None, description="a free seat; the first free by default")
 
@@ -148,7 +173,7 @@ class InviteBody(BaseModel):
 
 
 class StartBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     bots: bool = Field(default=True, description="fill the empty seats with bots")
     level: Literal["simple", "strong"] = Field(
@@ -202,7 +227,17 @@ def _table_errors() -> Iterator[None]:
 
 
 def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    return {code: {"model": ErrorResponse} for code in codes}
+    """Error statuses with their body; a 422 is either shape (a refusal, or FastAPI's own
+    validation error)."""
+    return {
+        code: {"model": ErrorResponse | ValidationErrorResponse if code == 422 else ErrorResponse}
+        for code in codes
+    }
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite gives naive UTC datetimes (asyncpg aware ones): always send an offset."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _user_out(user: User) -> UserOut:
@@ -322,70 +357,73 @@ async def list_tables(
 ) -> list[TableInfo]:
     """The public tables that are waiting for players or playing, oldest first."""
     wanted = {status_} if status_ is not None else {"waiting", "playing"}
-    found = [
-        table
-        for table in hub.open_tables()
-        if table.status in wanted and (game is None or table.game == game)
+    return [
+        _info(info)
+        for info in await hub.list_tables(None, private=False)
+        if info["status"] in wanted and (game is None or info["game"] == game)
     ]
-    return [_info(table.info(None)) for table in sorted(found, key=lambda t: t.id)]
 
 
 @tables.post(
     "",
     status_code=status.HTTP_201_CREATED,
     response_model=TableInfo,
-    responses=_responses(401),
+    responses=_responses(401, 403, 409),
 )
 async def create_table(body: NewTable, user: CurrentUser, hub: HubDep) -> TableInfo:
     """Open a table; its creator takes the first seat. A private table has an invite code."""
     with _table_errors():
-        table = await hub.create_table(user.id, body.game, body.options, body.private)
-    return _info(table.info(user.id))
+        info = await hub.create_table(user.id, body.game, body.options, body.private)
+    return _info(info)
 
 
-@tables.post("/join", response_model=TableInfo, responses=_responses(401, 404, 409))
+@tables.post("/join", response_model=TableInfo, responses=_responses(401, 403, 404, 409))
 async def join_by_invite(body: InviteBody, user: CurrentUser, hub: HubDep) -> TableInfo:
     """Take the first free seat at the table with this invite code."""
     with _table_errors():
-        table = hub.by_invite(body.invite_code)
-        await table.join(user.id, None)
-    return _info(table.info(user.id))
+        table_id = await hub.by_invite(body.invite_code)
+        info = await hub.call(table_id, "join", user_id=user.id, seat=None)
+    return _info(info)
 
 
 @tables.get("/{table_id}", response_model=TableInfo, responses=_responses(401, 404))
-async def get_table(table_id: int, viewer: MaybeUser, hub: HubDep) -> TableInfo:
+async def get_table(table_id: TableId, viewer: MaybeUser, hub: HubDep) -> TableInfo:
     with _table_errors():
-        table = hub.table(table_id)
-    return _info(table.info(viewer.id if viewer is not None else None))
+        info = await hub.call(table_id, "info", viewer=viewer.id if viewer is not None else None)
+    return _info(info)
 
 
-@tables.post("/{table_id}/join", response_model=TableInfo, responses=_responses(401, 404, 409, 422))
+@tables.post(
+    "/{table_id}/join", response_model=TableInfo, responses=_responses(401, 403, 404, 409, 422)
+)
 async def join_table(
-    table_id: int,
+    table_id: TableId,
     user: CurrentUser,
     hub: HubDep,
     body: Annotated[JoinBody | None, Body()] = None,
 ) -> TableInfo:
     """Take a seat; the match starts by itself when the last seat fills."""
     with _table_errors():
-        table = hub.table(table_id)
-        await table.join(user.id, body.seat if body is not None else None)
-    return _info(table.info(user.id))
+        info = await hub.call(
+            table_id, "join", user_id=user.id, seat=body.seat if body is not None else None
+        )
+    return _info(info)
 
 
 @tables.post("/{table_id}/leave", response_model=TableInfo, responses=_responses(401, 404, 409))
-async def leave_table(table_id: int, user: CurrentUser, hub: HubDep) -> TableInfo:
+async def leave_table(table_id: TableId, user: CurrentUser, hub: HubDep) -> TableInfo:
     """Give up a seat. During a match the seat stays yours: a bot plays your hand at a
     free table (the turn timer at a coin table) until you come back."""
     with _table_errors():
-        table = hub.table(table_id)
-        await table.leave(user.id)
-    return _info(table.info(user.id))
+        info = await hub.call(table_id, "leave", user_id=user.id)
+    return _info(info)
 
 
-@tables.post("/{table_id}/start", response_model=TableInfo, responses=_responses(401, 404, 409))
+@tables.post(
+    "/{table_id}/start", response_model=TableInfo, responses=_responses(401, 403, 404, 409)
+)
 async def start_with_bots(
-    table_id: int,
+    table_id: TableId,
     user: CurrentUser,
     hub: HubDep,
     body: Annotated[StartBody | None, Body()] = None,
@@ -393,15 +431,14 @@ async def start_with_bots(
     """The creator starts a free table now, with bots in the empty seats."""
     options = body or StartBody()
     with _table_errors():
-        table = hub.table(table_id)
         if not options.bots:
             raise _error(
                 status.HTTP_409_CONFLICT,
                 "seats_empty",
                 "the match starts by itself when every seat is taken; start now with bots",
             )
-        await table.start_with_bots(user.id, options.level)
-    return _info(table.info(user.id))
+        info = await hub.call(table_id, "start", user_id=user.id, level=options.level)
+    return _info(info)
 
 
 @tables.get(
@@ -410,7 +447,7 @@ async def start_with_bots(
     tags=["matches"],
     responses=_responses(404),
 )
-async def table_matches(table_id: int, hub: HubDep) -> list[MatchSummary]:
+async def table_matches(table_id: TableId, hub: HubDep) -> list[MatchSummary]:
     """The table's finished matches, oldest first."""
     async with hub.sessions() as session:
         if await session.get(GameTable, table_id) is None:
@@ -438,18 +475,32 @@ def _match_fields(row: Match) -> dict[str, Any]:
         "winner_seat": row.winner_seat,
         "players": row.players,
         "score_sheet": row.score_sheet,
-        "finished_at": row.finished_at,
+        "finished_at": _utc(row.finished_at),
     }
 
 
+def _record_of(row: Match) -> dict[str, Any]:
+    """A finished match's game record. Records written before bot seats were named in
+    them name only the players' seats: the bots' seats are named here, so they replay."""
+    record = dict(row.record)
+    names = list(record.get("seats") or [])
+    owners = list(row.players or [])
+    if names and len(names) != len(owners) and len(names) == sum(o is not None for o in owners):
+        given = iter(names)
+        record["seats"] = [
+            next(given) if owner is not None else f"bot {seat}" for seat, owner in enumerate(owners)
+        ]
+    return record
+
+
 @matches.get("/{match_id}", response_model=MatchDetail, responses=_responses(404))
-async def get_match(match_id: int, hub: HubDep) -> MatchDetail:
+async def get_match(match_id: MatchId, hub: HubDep) -> MatchDetail:
     """A finished match with its whole game record."""
     async with hub.sessions() as session:
         row = await session.get(Match, match_id)
     if row is None:
         raise _error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
-    return MatchDetail.model_validate({**_match_fields(row), "record": row.record})
+    return MatchDetail.model_validate({**_match_fields(row), "record": _record_of(row)})
 
 
 class ReplayStep(BaseModel):
@@ -481,14 +532,14 @@ def replay_steps(record: dict[str, Any]) -> list[ReplayStep]:
 
 
 @matches.get("/{match_id}/replay", response_model=ReplayOut, responses=_responses(404))
-async def get_replay(match_id: int, hub: HubDep) -> ReplayOut:
+async def get_replay(match_id: MatchId, hub: HubDep) -> ReplayOut:
     """A finished match step by step with every hand face up (the match is over: nothing
     in it is hidden any more)."""
     async with hub.sessions() as session:
         row = await session.get(Match, match_id)
     if row is None:
         raise _error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
-    steps = await asyncio.to_thread(replay_steps, row.record)
+    steps = await asyncio.to_thread(replay_steps, _record_of(row))
     return ReplayOut(steps=steps)
 
 

@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from sqlalchemy.exc import IntegrityError
 
 from sahrat.rules.errors import RuleError
 from sahrat.rules.events import Event
@@ -28,6 +29,7 @@ from sahrat.rules.rng import new_seed, seed_commitment
 from sahrat.store import ledger
 from sahrat.store.log import Append
 
+from . import metrics
 from .protocol import Command
 
 if TYPE_CHECKING:
@@ -60,6 +62,8 @@ class Connection:
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(1024))
     closed: bool = False
     last_reaction: float = -1e9
+    close_code: int = 1000  # the WebSocket close code once closed (4503: reconnect)
+    close_reason: str = ""
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; a client too slow to keep up is dropped (it can resume)."""
@@ -71,11 +75,12 @@ class Connection:
         try:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
-            self.close()
+            self.close(4503, "too slow to keep up; reconnect to catch up")
 
-    def close(self) -> None:
+    def close(self, code: int = 1000, reason: str = "") -> None:
         if not self.closed:
             self.closed = True
+            self.close_code, self.close_reason = code, reason
             while True:
                 try:
                     self.outbox.put_nowait(None)
@@ -118,6 +123,7 @@ class Table:
     ) -> None:
         self.hub = hub
         self.id = table_id
+        self.log = logging.LoggerAdapter(log, {"table_id": table_id})
         self.game = game
         self.options = options_for(game, options)
         self.engine: ModuleType = engine_for(game)
@@ -280,6 +286,17 @@ class Table:
             self._grace[seat] = asyncio.create_task(self._grace_period(seat))
         self.broadcast_table()
 
+    def expect_players(self) -> None:
+        """After a restart or a takeover nobody is connected yet: each player's seat
+        gets the grace period it would have had on a dropped connection."""
+        if self.status != "playing":
+            return
+        for seat, owner in enumerate(self.seats):
+            if owner is None or seat in self.left or self.bots[seat] is not None:
+                continue
+            if seat not in self.connected_seats() and seat not in self._grace:
+                self._grace[seat] = asyncio.create_task(self._grace_period(seat))
+
     async def _grace_period(self, seat: int) -> None:
         await asyncio.sleep(self.hub.settings.grace_seconds)
         if seat not in self.connected_seats() and self.status == "playing":
@@ -427,6 +444,7 @@ class Table:
                 await self._unseat_short(short)
                 return False
             stakes = ledger.stake_movements(self.id, seq, self.seats, self.options.stake)
+        self._check_lease()
         try:
             await self.hub.writer.append(
                 Append(self.id, [entry], seq, "playing", _as_datetime(deadline), ledger=stakes)
@@ -501,17 +519,36 @@ class Table:
 
     async def command(self, conn: Connection, command: Command) -> None:
         """Answer one command: exactly one reply, after any update it caused."""
+        started = time.perf_counter()
         async with self.lock:
             try:
                 reply = await self._command(conn, command)
+            except TableError as error:  # this process no longer serves the table
+                reply = _error(command.cid, error.code, error.message)
+            except IntegrityError:  # another process wrote this seq: it owns the table now
+                self.log.warning("table %s: another process wrote its log; letting go", self.id)
+                self.hub.drop(self.id, "this table moved to another server; reconnect")
+                reply = _error(
+                    command.cid, "unavailable", "the table moved to another server; send it again"
+                )
             except Exception:  # the log could not be written: nothing was applied
-                log.exception("table %s: command %s not saved", self.id, command.cid)
+                self.log.exception("table %s: command %s not saved", self.id, command.cid)
                 reply = _error(
                     command.cid,
                     "unavailable",
                     "the move could not be saved and was not played; send it again",
                 )
         conn.send(self._message("reply", reply))
+        refusal = reply.get("error")
+        metrics.COMMANDS.labels(refusal["code"] if refusal else "ok").inc()
+        metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
+
+    def _check_lease(self) -> None:
+        """Refuse to write for a table whose lease this process may have lost."""
+        if not self.hub.may_write(self.id):
+            raise TableError(
+                "unavailable", "the table is moving to another server; send the move again", 503
+            )
 
     async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
         seat = conn.seat
@@ -557,6 +594,7 @@ class Table:
 
     async def _commit(self, steps: list[tuple[Step, Any]]) -> None:
         """Make ``steps`` durable, then adopt the new state and tell every connection."""
+        self._check_lease()
         final_state = steps[-1][1]
         before = self.engine.to_act(self.state)
         after = self.engine.to_act(final_state)
@@ -676,6 +714,16 @@ class Table:
 
     async def _bot_move(self, seq: int) -> None:
         await asyncio.sleep(self.hub.settings.bot_delay_seconds)
+        try:
+            await self._bot_step(seq)
+        except TableError:
+            return  # the table moved: its new owner's bot plays
+        except Exception:
+            self.log.exception("table %s: the bot's move was not saved; trying again", self.id)
+            await asyncio.sleep(1.0)
+            self._schedule_bot()
+
+    async def _bot_step(self, seq: int) -> None:
         async with self.lock:
             self._bot_task = None
             if self.seq != seq or self.status != "playing" or self.state is None:
@@ -690,10 +738,12 @@ class Table:
                 player = self._players[seat] = make_bot(self.game, level)
             # The bot sees exactly what a person in that seat would see.
             try:
+                thinking = time.perf_counter()
                 action = player(self.engine.view(self.state, seat))
+                metrics.BOT_DECISION_SECONDS.observe(time.perf_counter() - thinking)
                 state, events = self.engine.apply(self.state, action)
             except RuleError:
-                log.warning("table %s: bot at seat %s proposed an illegal move", self.id, seat)
+                self.log.warning("table %s: bot at seat %s proposed an illegal move", self.id, seat)
                 action = self.engine.timeout_action(self.state)
                 state, events = self.engine.apply(self.state, action)
             step = Step(self.seq + 1, self.engine.action_to_json(action), events, "bot", seat, None)
@@ -721,6 +771,17 @@ class Table:
 
     async def _expire(self, seq: int, deadline: float) -> None:
         await asyncio.sleep(max(0.0, deadline - time.time()))
+        try:
+            await self._expire_now(seq)
+        except TableError:
+            return  # the table moved: its new owner's timer plays
+        except Exception:
+            self.log.exception("table %s: the timer's move was not saved; trying again", self.id)
+            await asyncio.sleep(1.0)
+            if self.seq == seq and self.status == "playing":
+                self._timer = asyncio.create_task(self._expire(seq, time.time()))
+
+    async def _expire_now(self, seq: int) -> None:
         async with self.lock:
             if self.seq != seq or self.status != "playing" or self.state is None:
                 return
@@ -745,14 +806,15 @@ class Table:
                 self._timer = None
                 await self._commit(steps)
 
-    def close(self) -> None:
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Stop the table's tasks and close its connections (with ``code``)."""
         self._cancel_timer()
         if self._bot_task is not None:
             self._bot_task.cancel()
         for task in self._grace.values():
             task.cancel()
         for conn in list(self.connections):
-            conn.close()
+            conn.close(code, reason)
 
 
 def make_bot(game: str, level: str) -> Any:

@@ -3,35 +3,35 @@
 The connection's seat is the user's seat at the table (a spectator has
 none). Each connection has a sender task draining its outbox, so a slow
 client never blocks the table; every command gets exactly one ``reply``.
+
+In a cluster, a connection to a table that another process serves is
+forwarded to it (``cluster.py``): this process only checks the token and the
+message size and passes text both ways. Close code 4503 asks the client to
+reconnect (with ``since``): the table moved, or updates were missed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-from typing import Any
+from collections.abc import AsyncIterator, Callable
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from pydantic import ValidationError
 
+from . import metrics
 from .auth import user_for_token
-from .protocol import REACTIONS, Command, Ping, React
-from .table import Connection, TableError
+from .dispatch import error_message
+from .hub import Hub
+from .table import Connection, Table, TableError
 
 log = logging.getLogger("sahrat.ws")
 router = APIRouter()
 
 
-def _error(seq: int, code: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "seq": seq, "payload": {"code": code, "message": message}}
-
-
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
-    hub = websocket.app.state.hub
-    settings = hub.settings
+    hub: Hub = websocket.app.state.hub
     token = websocket.query_params.get("token", "")
     since_text = websocket.query_params.get("since")
     async with hub.sessions() as session:
@@ -41,93 +41,91 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         await websocket.close(code=4401, reason="unknown, expired or revoked token")
         return
     try:
-        table = hub.table(table_id)
+        where = await hub.locate(table_id)
     except TableError as error:
         await websocket.accept()
-        await websocket.close(code=4404, reason=error.message)
+        await websocket.close(code=4404 if error.status == 404 else 4503, reason=error.message)
         return
     since = int(since_text) if since_text and since_text.isdigit() else None
     await websocket.accept()
     hub.remember_name(user.id, user.name)
-    conn = Connection(user_id=user.id, seat=table.seat_of(user.id))
+    metrics.CONNECTIONS.inc()
+    try:
+        if isinstance(where, Table):
+            await _serve_local(websocket, hub, where, user.id, since)
+        else:
+            await _serve_forwarded(websocket, hub, table_id, where, user.id, user.name, since)
+    finally:
+        metrics.CONNECTIONS.dec()
+
+
+async def _serve_local(
+    websocket: WebSocket, hub: Hub, table: Table, user_id: int, since: int | None
+) -> None:
+    conn = Connection(user_id=user_id, seat=table.seat_of(user_id))
     sender = asyncio.create_task(_send_loop(websocket, conn))
     table.connect(conn, since)
     try:
-        while not conn.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            text = message.get("text")
-            if text is None:
-                conn.send(_error(table.seq, "bad_message", "send JSON as text frames, not binary"))
-                continue
-            if len(text.encode("utf-8")) > settings.max_message_bytes:
-                conn.send(
-                    _error(
-                        table.seq,
-                        "message_too_large",
-                        f"messages are limited to {settings.max_message_bytes} bytes",
-                    )
-                )
-                continue
-            await _handle(table, conn, text)
-    except WebSocketDisconnect:
-        pass
-    except RuntimeError:  # the socket closed under us
-        pass
+        async for text in _texts(websocket, conn, hub, lambda: table.seq):
+            await hub.handle(table, conn, text)
     finally:
         table.disconnect(conn)
         await asyncio.gather(sender, return_exceptions=True)
 
 
-async def _handle(table: Any, conn: Connection, text: str) -> None:
+async def _serve_forwarded(
+    websocket: WebSocket,
+    hub: Hub,
+    table_id: int,
+    owner: str,
+    user_id: int,
+    name: str,
+    since: int | None,
+) -> None:
+    assert hub.cluster is not None
+    conn = Connection(user_id=user_id, seat=None)
+    sender = asyncio.create_task(_send_loop(websocket, conn))
+    link = hub.cluster.attach(table_id, owner, conn, name, since)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        conn.send(_error(table.seq, "bad_json", f"not JSON: {error.msg}"))
-        return
-    kind = data.get("type") if isinstance(data, dict) else None
-    if kind == "ping":
-        with contextlib.suppress(ValidationError):
-            Ping.model_validate(data)
-        conn.send({"type": "pong", "seq": table.seq, "payload": {}})
-        return
-    if kind == "react":
-        try:
-            react = React.model_validate(data)
-        except ValidationError:
-            conn.send(_error(table.seq, "bad_reaction", f"a reaction is one of {list(REACTIONS)}"))
-            return
-        table.react(conn, react.reaction)
-        return
-    if kind != "command":
-        conn.send(
-            _error(table.seq, "bad_message", "expected a message of type command, react or ping")
-        )
-        return
+        async for text in _texts(websocket, conn, hub, lambda: link.last_seq or 0):
+            hub.cluster.forward(link, text)
+    finally:
+        hub.cluster.unlink(link)
+        conn.close()
+        await asyncio.gather(sender, return_exceptions=True)
+
+
+async def _texts(
+    websocket: WebSocket, conn: Connection, hub: Hub, current: Callable[[], int]
+) -> AsyncIterator[str]:
+    """The client's text messages; binary and oversized ones are answered here
+    (``current`` gives the table's seq as this process knows it)."""
+    limit = hub.settings.max_message_bytes
     try:
-        command = Command.model_validate(data)
-    except ValidationError as error:
-        cid = data.get("cid") if isinstance(data.get("cid"), str) else None
-        problem = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
-        )
-        if cid:
-            conn.send(
-                {
-                    "type": "reply",
-                    "seq": table.seq,
-                    "payload": {
-                        "cid": cid,
-                        "ok": False,
-                        "error": {"code": "bad_command", "message": problem},
-                    },
-                }
-            )
-        else:
-            conn.send(_error(table.seq, "bad_command", problem))
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            if text is None:
+                conn.send(
+                    error_message(current(), "bad_message", "send JSON as text frames, not binary")
+                )
+                continue
+            if len(text.encode("utf-8")) > limit:
+                conn.send(
+                    error_message(
+                        current(),
+                        "message_too_large",
+                        f"messages are limited to {limit} bytes",
+                    )
+                )
+                continue
+            yield text
+    except WebSocketDisconnect:
         return
-    await table.command(conn, command)
+    except RuntimeError:  # the socket closed under us
+        return
 
 
 async def _send_loop(websocket: WebSocket, conn: Connection) -> None:
@@ -141,4 +139,4 @@ async def _send_loop(websocket: WebSocket, conn: Connection) -> None:
         conn.closed = True
     finally:
         with contextlib.suppress(RuntimeError):
-            await websocket.close()
+            await websocket.close(code=conn.close_code, reason=conn.close_reason)

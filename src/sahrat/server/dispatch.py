@@ -1,0 +1,74 @@
+"""One text message from a player's connection, parsed and passed to its table.
+
+The same code serves a local WebSocket and one forwarded from another
+process (``cluster.py``): both end here, on the process that owns the table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from .protocol import REACTIONS, Command, Ping, React
+from .table import Connection, Table
+
+
+def error_message(seq: int, code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "seq": seq, "payload": {"code": code, "message": message}}
+
+
+async def handle_text(table: Table, conn: Connection, text: str) -> None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        conn.send(error_message(table.seq, "bad_json", f"not JSON: {error.msg}"))
+        return
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind == "ping":
+        with contextlib.suppress(ValidationError):
+            Ping.model_validate(data)
+        conn.send({"type": "pong", "seq": table.seq, "payload": {}})
+        return
+    if kind == "react":
+        try:
+            react = React.model_validate(data)
+        except ValidationError:
+            conn.send(
+                error_message(table.seq, "bad_reaction", f"a reaction is one of {list(REACTIONS)}")
+            )
+            return
+        table.react(conn, react.reaction)
+        return
+    if kind != "command":
+        conn.send(
+            error_message(
+                table.seq, "bad_message", "expected a message of type command, react or ping"
+            )
+        )
+        return
+    try:
+        command = Command.model_validate(data)
+    except ValidationError as error:
+        cid = data.get("cid") if isinstance(data.get("cid"), str) else None
+        problem = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
+        )
+        if cid:
+            conn.send(
+                {
+                    "type": "reply",
+                    "seq": table.seq,
+                    "payload": {
+                        "cid": cid,
+                        "ok": False,
+                        "error": {"code": "bad_command", "message": problem},
+                    },
+                }
+            )
+        else:
+            conn.send(error_message(table.seq, "bad_command", problem))
+        return
+    await table.command(conn, command)
