@@ -677,11 +677,12 @@ def actor(table: FuzzTable) -> Conn | None:
 
 async def legal_move(table: FuzzTable, tally: Tally, fuzzer: Fuzzer) -> bool:
     """The person to act plays the simple player's move; it must be accepted."""
+    latest = max(c.client.seq or 0 for c in table.conns)
+    for other in table.conns:  # everyone has seen the latest step
+        await other.client.wait_until(lambda o=other: (o.client.seq or 0) >= latest)
     conn = actor(table)
     if conn is None:
         return False
-    for other in table.conns:  # everyone has seen the latest step
-        await other.client.wait_until(lambda o=other: o.client.seq == conn.client.seq)
     engine, player = engine_and_player(table.game)
     assert conn.client.view is not None
     cid = f"legal-{fuzzer.cid()}"
