@@ -19,7 +19,7 @@ from sahrat.store import ledger
 from sahrat.store.models import Balance, LedgerAccount, LedgerEntry, Match, Seat, User
 
 from .auth import CurrentUser
-from .routes import HubDep, MatchSummary, _match_fields, _responses
+from .routes import MAX_ID, HubDep, MatchSummary, _match_fields, _responses, _utc
 
 
 class EntryOut(BaseModel):
@@ -58,7 +58,7 @@ def entry_out(entry: LedgerEntry, account: str) -> EntryOut:
         reason=entry.reason,
         counterparty=entry.debit_account if incoming else entry.credit_account,
         table_id=entry.table_id,
-        created_at=entry.created_at,
+        created_at=_utc(entry.created_at),
     )
 
 
@@ -72,7 +72,7 @@ async def ledger_of(session: AsyncSession, user_id: int, limit: int, offset: int
 
 
 Limit = Annotated[int, Query(ge=1, le=500)]
-Offset = Annotated[int, Query(ge=0)]
+Offset = Annotated[int, Query(ge=0, le=MAX_ID)]
 
 router = APIRouter(prefix="/api", tags=["players"])
 
