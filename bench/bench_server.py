@@ -50,6 +50,7 @@ SERVER_CORE = 0
 CLIENT_CORE = 1
 TICKS = os.sysconf("SC_CLK_TCK")
 PG_DSN = {"user": "postgres", "host": "127.0.0.1", "port": 5432}
+REDIS_URL = os.environ.get("SAHRAT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 READY_TIMEOUT = 60.0
 QUIET_LIMIT = 15.0
 OTHERS_LIMIT = 25.0  # a run where other programs used more (% of a core) is run again
@@ -66,6 +67,8 @@ class Scenario:
     players: int
     n: int
     db: str = ""  # "sqlite" or "postgres" for Sahrat
+    processes: int = 1  # server processes (more than one: a cluster through Redis)
+    spread: str = "sticky"  # cluster: "sticky" (a table's seats on its owner) or "cross"
 
 
 @dataclass
@@ -191,13 +194,17 @@ def _drop_pg(name: str) -> None:
 # --- one configuration -------------------------------------------------------------------
 
 
-def _start_server(scenario: Scenario, port: int, workdir: Path, log: Any) -> tuple[Any, Any]:
-    """Start the server under test; returns (process, cleanup)."""
+def _start_servers(
+    scenario: Scenario, ports: list[int], workdir: Path, log: Any
+) -> tuple[list[Any], Any]:
+    """Start the server(s) under test; returns (processes, cleanup). Several Sahrat
+    processes form a cluster on one PostgreSQL database and the local Redis, all
+    pinned to the server core: the same CPU budget as one process."""
     env = dict(os.environ)
     env.pop("SAHRAT_TURN_SECONDS_OVERRIDE", None)
     python = str(Path(sys.executable))
     if scenario.kind == "peer":
-        cmd = [python, str(HERE / "peer_uvicorn.py"), "--port", str(port)]
+        cmd = [python, str(HERE / "peer_uvicorn.py"), "--port", str(ports[0])]
         proc = subprocess.Popen(
             cmd,
             env=env,
@@ -206,8 +213,8 @@ def _start_server(scenario: Scenario, port: int, workdir: Path, log: Any) -> tup
             stderr=subprocess.STDOUT,
             preexec_fn=_pin(SERVER_CORE),
         )
-        _wait_ready(port, "/", proc)
-        return proc, lambda: None
+        _wait_ready(ports[0], "/", proc)
+        return [proc], lambda: None
     if scenario.db == "postgres":
         dbname, url = _create_pg()
 
@@ -221,48 +228,62 @@ def _start_server(scenario: Scenario, port: int, workdir: Path, log: Any) -> tup
 
     env["DATABASE_URL"] = url
     env["SAHRAT_DEFAULT_TURN_SECONDS"] = "300"
+    if scenario.processes > 1:
+        env["SAHRAT_REDIS_URL"] = REDIS_URL
+        env["SAHRAT_CLUSTER_PREFIX"] = f"bench-{secrets.token_hex(4)}"
     # SAHRAT_BENCH_SERVE_CMD: another command in place of `sahrat` (a wrapper that
     # instruments the server), given the same arguments
     sahrat = os.environ.get("SAHRAT_BENCH_SERVE_CMD", str(Path(sys.executable).with_name("sahrat")))
-    cmd = [*sahrat.split(), "serve", "--host", "127.0.0.1", "--port", str(port)]
-    cmd += ["--log-level", "warning"]
-    proc = subprocess.Popen(
-        cmd,
-        env=env,
-        cwd=workdir,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        preexec_fn=_pin(SERVER_CORE),
-    )
+    procs: list[Any] = []
     try:
-        _wait_ready(port, "/readyz", proc)
+        for port in ports:
+            cmd = [*sahrat.split(), "serve", "--host", "127.0.0.1", "--port", str(port)]
+            cmd += ["--log-level", "warning"]
+            procs.append(
+                subprocess.Popen(
+                    cmd,
+                    env=env,
+                    cwd=workdir,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    preexec_fn=_pin(SERVER_CORE),
+                )
+            )
+            _wait_ready(port, "/readyz", procs[-1])
     except Exception:
-        _stop(proc)
+        for proc in procs:
+            _stop(proc)
         cleanup()
         raise
-    return proc, cleanup
+    return procs, cleanup
 
 
 def run_scenario(scenario: Scenario, procs: int, warmup: float, duration: float) -> Result:
     workdir = Path(tempfile.mkdtemp(prefix="sahrat_bench_"))
-    port = _free_port()
+    ports = [_free_port() for _ in range(scenario.processes)]
     log_path = workdir / "server.log"
     with open(log_path, "wb") as log:
-        proc, cleanup = _start_server(scenario, port, workdir, log)
+        servers, cleanup = _start_servers(scenario, ports, workdir, log)
         try:
-            return _drive(scenario, port, proc.pid, procs, warmup, duration)
+            return _drive(scenario, ports, [p.pid for p in servers], procs, warmup, duration)
         except Exception:
             print(f"server log: {log_path}", file=sys.stderr)
             raise
         finally:
-            _stop(proc)
+            for server in servers:
+                _stop(server)
             cleanup()
-            if proc.returncode in (0, -signal.SIGINT, 130):
+            if all(s.returncode in (0, -signal.SIGINT, 130) for s in servers):
                 shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _drive(
-    scenario: Scenario, port: int, server_pid: int, procs: int, warmup: float, duration: float
+    scenario: Scenario,
+    ports: list[int],
+    server_pids: list[int],
+    procs: int,
+    warmup: float,
+    duration: float,
 ) -> Result:
     ctx = multiprocessing.get_context("spawn")
     procs = max(1, min(procs, scenario.n))
@@ -273,7 +294,9 @@ def _drive(
         cfg = WorkerConfig(
             mode=scenario.kind,
             host="127.0.0.1",
-            port=port,
+            port=ports[0],
+            ports=tuple(ports),
+            spread=scenario.spread,
             game=scenario.game,
             players=scenario.players,
             tables=share,
@@ -297,15 +320,15 @@ def _drive(
             pipe.send(("go", go, t0, t1))
         time.sleep(max(0.0, t0 - time.monotonic()))
         pg_pids = _postgres_pids() if scenario.db == "postgres" else []
-        server0 = _cpu_seconds(server_pid)
+        server0 = sum(_cpu_seconds(pid) for pid in server_pids)
         client0 = sum(_cpu_seconds(p.pid) for p, _ in workers)  # type: ignore[arg-type]
         db0 = sum(_cpu_seconds(pid) for pid in pg_pids)
         busy0 = _busy_seconds()
-        profile = _start_profile(server_pid, duration)
+        profile = _start_profile(server_pids[0], duration)
         wall0 = time.monotonic()
         time.sleep(max(0.0, t1 - time.monotonic()))
         wall = time.monotonic() - wall0
-        server_cpu = (_cpu_seconds(server_pid) - server0) / wall * 100
+        server_cpu = (sum(_cpu_seconds(pid) for pid in server_pids) - server0) / wall * 100
         client_cpu = (sum(_cpu_seconds(p.pid) for p, _ in workers) - client0) / wall * 100  # type: ignore[arg-type]
         db_cpu = (sum(_cpu_seconds(pid) for pid in pg_pids) - db0) / wall * 100
         busy = (_busy_seconds() - busy0) / wall * 100
@@ -390,12 +413,24 @@ def _spread(values: list[float], digits: int = 0) -> str:
     return f"{median} [{fmt.format(min(values))}–{fmt.format(max(values))}]"
 
 
-def scenarios(ns: list[int], dbs: list[str], only: list[str]) -> list[Scenario]:
+def scenarios(
+    ns: list[int], dbs: list[str], only: list[str], processes: list[int], spreads: list[str]
+) -> list[Scenario]:
     out: list[Scenario] = []
     for n in ns:
         if "conquian" in only:
             for db in dbs:
-                out.append(Scenario(f"sahrat_{db}_conquian", "sahrat", "conquian", 2, n, db))
+                for count in processes:
+                    if count == 1:
+                        out.append(
+                            Scenario(f"sahrat_{db}_conquian", "sahrat", "conquian", 2, n, db)
+                        )
+                        continue
+                    if db != "postgres":
+                        continue  # a cluster shares PostgreSQL
+                    for spread in spreads:
+                        name = f"sahrat_postgres_redis_x{count}_{spread}_conquian"
+                        out.append(Scenario(name, "sahrat", "conquian", 2, n, db, count, spread))
         if "peer" in only:
             out.append(Scenario("asgi_pingpong_2seats", "peer", "conquian", 2, n))
     if "konkan" in only and 100 in ns:
@@ -418,6 +453,17 @@ def main() -> int:
     parser.add_argument("--db", default="sqlite,postgres")
     parser.add_argument("--only", default="conquian,konkan,peer")
     parser.add_argument(
+        "--processes",
+        default="1",
+        help="server processes, comma-separated (2: a cluster on PostgreSQL and Redis)",
+    )
+    parser.add_argument(
+        "--spread",
+        default="sticky,cross",
+        help="cluster: sticky (a table's seats connect to its owner) and/or cross "
+        "(its seats connect to different processes: every move is forwarded)",
+    )
+    parser.add_argument(
         "--retries",
         type=int,
         default=2,
@@ -433,7 +479,13 @@ def main() -> int:
     if len(os.sched_getaffinity(0)) < 2:
         print("needs two cores (server on core 0, client on core 1)", file=sys.stderr)
         return 2
-    todo = scenarios([int(x) for x in args.n.split(",")], args.db.split(","), args.only.split(","))
+    todo = scenarios(
+        [int(x) for x in args.n.split(",")],
+        args.db.split(","),
+        args.only.split(","),
+        [int(x) for x in args.processes.split(",")],
+        args.spread.split(","),
+    )
     results: dict[Scenario, list[Result]] = {s: [] for s in todo}
     for run in range(args.runs):
         for scenario in todo:

@@ -52,6 +52,8 @@ class WorkerConfig:
     tables: int
     worker: int
     core: int | None = 1
+    ports: tuple[int, ...] = ()  # every server process (a cluster); empty: just ``port``
+    spread: str = "sticky"  # "sticky": a table's seats on its owner; "cross": spread out
 
 
 @dataclass
@@ -254,6 +256,17 @@ class Worker:
         self.tables: list[Any] = []
         self.background: set[asyncio.Task[Any]] = set()
         self.http: Any = None
+        self.https: dict[int, Any] = {}  # by port, for a cluster
+        self.made = 0
+
+    def placement(self, players: int) -> tuple[int, list[int]]:
+        """The port a new table is created on and the port of each of its seats."""
+        ports = self.config.ports or (self.config.port,)
+        self.made += 1
+        home = (self.config.worker + self.made) % len(ports)
+        if self.config.spread == "cross":
+            return ports[home], [ports[(home + seat) % len(ports)] for seat in range(players)]
+        return ports[home], [ports[home]] * players
 
     def in_window(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -362,7 +375,8 @@ class SahratTable:
     async def start(self) -> None:
         """Create a table, fill its seats over REST, and open one WebSocket per seat."""
         cfg = self.worker.config
-        http = self.worker.http
+        home, seat_ports = self.worker.placement(self.players)
+        http = self.worker.https.get(home, self.worker.http)
         options: dict[str, Any] = {"turn_seconds": 300}
         if cfg.game == "konkan":
             options["players"] = cfg.players
@@ -379,10 +393,10 @@ class SahratTable:
             )
             r.raise_for_status()
         self.seats = [SahratSeat(self, s, token) for s, token in enumerate(self.tokens)]
-        for seat in self.seats:
+        for seat, port in zip(self.seats, seat_ports, strict=True):
             await open_socket(
                 cfg.host,
-                cfg.port,
+                port,
                 f"/ws/tables/{self.id}?token={seat.token}",
                 seat.on_text,
                 seat.on_close,
@@ -513,6 +527,11 @@ async def _main(cfg: WorkerConfig, pipe: Any) -> None:
     loop = asyncio.get_running_loop()
     async with httpx.AsyncClient(base_url=f"http://{cfg.host}:{cfg.port}", timeout=60) as http:
         worker.http = http
+        others = [
+            httpx.AsyncClient(base_url=f"http://{cfg.host}:{port}", timeout=60)
+            for port in cfg.ports
+        ]
+        worker.https = {port: client for port, client in zip(cfg.ports, others, strict=True)}
         await _setup(worker)
         pipe.send(("ready", len(worker.tables)))
         _, go, t0, t1 = await loop.run_in_executor(None, pipe.recv)
@@ -537,6 +556,8 @@ async def _main(cfg: WorkerConfig, pipe: Any) -> None:
             table.close()
         for task in list(worker.background):
             task.cancel()
+        for client in others:
+            await client.aclose()
     pipe.send(
         (
             "result",
