@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -222,9 +223,16 @@ async def _failover(p1: ServerProcess, p2: ServerProcess, database: str) -> dict
         await db.dispose()
     for cid in acknowledged:
         assert logged.count(cid) == 1, cid
-    # The survivor serves the table now, and says so.
+    # The survivor serves the table now, and says so: in its metrics, and in its JSON
+    # log, a line naming the table.
     metrics = httpx.get(f"{p2.base_url}/metrics", timeout=5).text
     assert 'sahrat_lease_changes_total{change="acquired"}' in metrics
+    records = [
+        json.loads(line) for line in p2.log_path.read_text().splitlines() if line.startswith("{")
+    ]
+    assert any(r.get("table_id") == table_id and "took table" in r["message"] for r in records), (
+        records[-5:]
+    )
     for seat in seats:
         if seat.client is not None:
             assert_seqs_consecutive(seat.client)
@@ -240,7 +248,50 @@ async def _failover(p1: ServerProcess, p2: ServerProcess, database: str) -> dict
 def test_killing_the_owner_hands_its_table_to_the_other_process(
     start_node: Callable[..., ServerProcess], cluster_database: str
 ) -> None:
-    p1, p2 = start_node(), start_node()
+    p1, p2 = start_node(), start_node(SAHRAT_LOG_FORMAT="json")
     result = asyncio.run(_failover(p1, p2, cluster_database))
     print(f"failover: {result}")
     assert result["acknowledged"] == result["moves"]
+
+
+# --- graceful shutdown -----------------------------------------------------------------
+
+
+async def _graceful(p1: ServerProcess, p2: ServerProcess) -> None:
+    api1, api2 = Api(p1), Api(p2)
+    table_id, tokens, _info = await _table_on(api1, api2, "conquian", {"wins_needed": 1})
+    await api1.aclose()
+    seats = [
+        await WireClient.connect(server, table_id, token, name=f"seat{seat}")
+        for seat, (server, token) in enumerate(zip([p1, p2], tokens, strict=True))
+    ]
+    await play("conquian", seats, until=lambda view: (seats[0].seq or 0) >= 6)
+    before = seats[0].seq
+    assert before is not None
+
+    p1.stop()  # SIGTERM: the owner hands the table over, then exits
+    for client in seats:
+        await client.wait_closed()
+        # both the owner's own client and the forwarded one are told to reconnect
+        assert client.ws.close_code == 4503, (client.name, client.ws.close_code)
+    again = [
+        await _connect_until_greeted(p2, table_id, token, f"again{seat}", before)
+        for seat, token in enumerate(tokens)
+    ]
+    for client in again:
+        assert client.seq == before  # nothing was lost in the hand-over
+    moves = await play("conquian", again, until=lambda view: False)
+    assert moves > 0
+    for client in again:
+        assert client.view is not None and client.view["match_over"]
+        assert_seqs_consecutive(client)
+        await client.close()
+    info = await api2.get(f"/api/tables/{table_id}")
+    assert info["status"] == "finished"
+    await api2.aclose()
+
+
+def test_a_graceful_shutdown_hands_tables_over_and_asks_clients_to_reconnect(
+    start_node: Callable[..., ServerProcess],
+) -> None:
+    asyncio.run(_graceful(start_node(), start_node()))
