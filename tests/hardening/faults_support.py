@@ -278,3 +278,73 @@ def check_log(record: TableRecord, seats: list[SeatPlayer]) -> dict[str, int]:
 
 def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
+
+
+# --- a database that goes away --------------------------------------------------------------
+
+
+class DbProxy:
+    """A TCP proxy in front of PostgreSQL, in the test's event loop. ``cut()`` closes
+    every open connection and refuses new ones (accepted, then closed at once) until
+    ``restore()``: to the server, the database is unreachable."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.listen_port = 0
+        self.open = True
+        self.refused = 0  # connections refused while cut
+        self.accepted = 0
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def start(self) -> DbProxy:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.listen_port = int(self._server.sockets[0].getsockname()[1])
+        return self
+
+    async def stop(self) -> None:
+        self.cut()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    def cut(self) -> None:
+        self.open = False
+        for writer in list(self._writers):
+            writer.transport.abort()  # a reset, as a dead host or network would leave
+        self._writers.clear()
+
+    def restore(self) -> None:
+        self.open = True
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.open:
+            self.refused += 1
+            writer.transport.abort()
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
+        except OSError:
+            writer.transport.abort()
+            return
+        self.accepted += 1
+        self._writers |= {writer, up_writer}
+        try:
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        finally:
+            for end in (writer, up_writer):
+                self._writers.discard(end)
+                end.transport.abort()
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while self.open:
+                data = await reader.read(65536)
+                if not data or not self.open:
+                    break
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            writer.transport.abort()
