@@ -43,7 +43,6 @@ from .auth import (
     hash_password,
     issue_token,
     revoke_token,
-    token_digest,
     user_for_token,
     verify_password,
 )
@@ -326,7 +325,6 @@ async def log_out(user: CurrentUser, token: Token, hub: HubDep) -> Response:
     """Revoke the token this request was sent with."""
     async with hub.sessions() as session, session.begin():
         await revoke_token(session, token)
-    hub.token_revoked(token_digest(token))  # its open WebSockets close too
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
