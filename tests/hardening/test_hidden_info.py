@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import pytest
 
 from sahrat.rules.record import GameRecord, engine_for, replay
@@ -178,11 +179,23 @@ async def _poll(api: Api, match: Match, token: str, stop: asyncio.Event) -> None
             (f"/api/tables/{match.table_id}/matches", token),
         ):
             headers = {"Authorization": f"Bearer {auth}"} if auth else {}
-            response = await api.http.get(path, headers=headers)
+            response = await _get(api, path, headers)
             assert response.status_code == 200, (path, response.text)
             match.rest.append((path, response.json()))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), POLL_SECONDS)
+
+
+async def _get(api: Api, path: str, headers: dict[str, str]) -> httpx.Response:
+    """GET, tried again when a kept-alive connection was closed under the request
+    (uvicorn closes idle ones after 5 s; the race is the client's, not the server's)."""
+    for attempt in range(3):
+        try:
+            return await api.http.get(path, headers=headers)
+        except (httpx.ReadError, httpx.RemoteProtocolError):
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 async def _my_turn_or_over(client: WireClient) -> dict[str, Any]:
@@ -408,7 +421,7 @@ def test_hidden_information_never_sent(start_server: Any, request: pytest.Fixtur
     try:
         results = asyncio.run(run(server, count, seed))
     except BaseException as error:
-        results["failure"] = str(error)[:2000]
+        results["failure"] = repr(error)[:2000]
         raise
     finally:
         write_results("hidden_info", results, request.node)

