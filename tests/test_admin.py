@@ -60,7 +60,9 @@ class Server:
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'sahrat.db'}"
     password = await create_admin(url, "boss")
-    app = create_app(Settings(database_url=url))
+    # In process, every client has one address: the one-account-per-address rule of coin
+    # tables is off here (tests/server/test_access.py tests it on a real server).
+    app = create_app(Settings(database_url=url, SAHRAT_ONE_ADDRESS_PER_COIN_TABLE=False))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://sahrat") as client:

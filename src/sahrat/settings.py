@@ -86,6 +86,45 @@ class Settings(BaseSettings):
         description="run the database migrations at start-up (off when a one-off "
         "`sahrat migrate` does it, as in docker-compose.yml)",
     )
+    allowed_origins: str = Field(
+        default="",
+        alias="SAHRAT_ALLOWED_ORIGINS",
+        description="comma-separated origins (https://cards.example) whose pages may open "
+        "a WebSocket; empty: only the server's own origin; '*': any. Clients that send no "
+        "Origin (programs, not browsers) are always let in",
+    )
+    message_rate: float = Field(
+        default=20.0,
+        gt=0,
+        alias="SAHRAT_MESSAGE_RATE",
+        description="WebSocket messages a second one connection may send, on average",
+    )
+    message_burst: int = Field(
+        default=40, gt=0, alias="SAHRAT_MESSAGE_BURST", description="...and in one burst"
+    )
+    account_rate: float = Field(
+        default=40.0,
+        gt=0,
+        alias="SAHRAT_ACCOUNT_RATE",
+        description="WebSocket messages a second one account may send over all its "
+        "connections to one process, on average",
+    )
+    account_burst: int = Field(
+        default=80, gt=0, alias="SAHRAT_ACCOUNT_BURST", description="...and in one burst"
+    )
+    abuse_limit: int = Field(
+        default=200,
+        gt=0,
+        alias="SAHRAT_ABUSE_LIMIT",
+        description="messages refused for the rate within a minute before the connection "
+        "is closed (4429)",
+    )
+    one_address_per_coin_table: bool = Field(
+        default=True,
+        alias="SAHRAT_ONE_ADDRESS_PER_COIN_TABLE",
+        description="two accounts joining from one network address cannot sit at the same "
+        "coin table (against collusion)",
+    )
     turn_seconds_override: float | None = Field(
         default=None,
         alias="SAHRAT_TURN_SECONDS_OVERRIDE",

@@ -31,6 +31,7 @@ from .harness import (
     Api,
     ServerProcess,
     WireClient,
+    auth_headers,
     engine_and_player,
     make_admin,
     play,
@@ -50,7 +51,7 @@ RACED = {"stale", "not_playing"}
 async def login(api: Api, admin: tuple[str, str]) -> dict[str, str]:
     response = await api.http.post("/api/login", json={"name": admin[0], "password": admin[1]})
     assert response.status_code == 200, response.text
-    return {"Authorization": f"Bearer {response.json()['token']}"}
+    return auth_headers(response.json()["token"])
 
 
 async def coin_table(api: Api, boss: dict[str, str], game: str, options: dict[str, Any]) -> int:
@@ -176,7 +177,7 @@ async def seat_loop(
             return stats
         if not away and plan.leave_after is not None and stats["moves"] >= plan.leave_after:
             response = await api.http.post(
-                f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {token}"}
+                f"/api/tables/{table_id}/leave", headers=auth_headers(token)
             )
             if response.status_code == 409:  # the match ended meanwhile
                 assert response.json()["detail"]["code"] == "not_seated", response.text
@@ -199,7 +200,7 @@ async def seat_loop(
                 back = await api.http.post(
                     f"/api/tables/{table_id}/join",
                     json={},
-                    headers={"Authorization": f"Bearer {token}"},
+                    headers=auth_headers(token),
                 )
                 if back.status_code == 200:
                     away = False
@@ -353,7 +354,7 @@ async def _join_race(server: ServerProcess, admin: tuple[str, str]) -> None:
                 api.http.post(
                     f"/api/tables/{table_id}/join",
                     json={},
-                    headers={"Authorization": f"Bearer {token}"},
+                    headers=auth_headers(token),
                 )
                 for token, _user in racers
             )
@@ -382,9 +383,7 @@ async def _join_race(server: ServerProcess, admin: tuple[str, str]) -> None:
             tables.append(tid)
         answers = await asyncio.gather(
             *(
-                api.http.post(
-                    f"/api/tables/{tid}/join", json={}, headers={"Authorization": f"Bearer {rich}"}
-                )
+                api.http.post(f"/api/tables/{tid}/join", json={}, headers=auth_headers(rich))
                 for tid in tables
             )
         )

@@ -12,7 +12,7 @@ from typing import Any
 from sahrat.store import ledger
 from sahrat.store.db import make_engine, make_sessions
 
-from .harness import Api, ServerProcess, WireClient, make_admin, play
+from .harness import Api, ServerProcess, WireClient, auth_headers, make_admin, play
 
 STAKE = 100
 
@@ -34,7 +34,7 @@ async def _coin_match(server: ServerProcess, admin: tuple[str, str], database: s
     try:
         login = await http.post("/api/login", json={"name": admin[0], "password": admin[1]})
         assert login.status_code == 200, login.text
-        boss = {"Authorization": f"Bearer {login.json()['token']}"}
+        boss = auth_headers(login.json()["token"])
         created = await http.post(
             "/api/admin/tables",
             json={"game": "konkan", "options": {"players": 3, "stake": STAKE, "rounds": 1}},
@@ -112,9 +112,9 @@ async def _refusals(server: ServerProcess, admin: tuple[str, str]) -> None:
     http = api.http
     try:
         login = await http.post("/api/login", json={"name": admin[0], "password": admin[1]})
-        boss = {"Authorization": f"Bearer {login.json()['token']}"}
+        boss = auth_headers(login.json()["token"])
         token, _user = await api.guest()
-        player = {"Authorization": f"Bearer {token}"}
+        player = auth_headers(token)
         assert (await http.get("/api/admin/players")).status_code == 401
         forbidden = await http.get("/api/admin/players", headers=player)
         assert forbidden.status_code == 403

@@ -53,6 +53,13 @@ async def revoke_token(session: AsyncSession, token: str) -> None:
 
 async def user_for_token(session: AsyncSession, token: str) -> User | None:
     """The user a token belongs to, or None if it is unknown, expired or revoked."""
+    found = await token_session(session, token)
+    return found[0] if found is not None else None
+
+
+async def token_session(session: AsyncSession, token: str) -> tuple[User, datetime] | None:
+    """The user of a valid token and when the token expires (None if it is unknown,
+    expired or revoked)."""
     row = await session.get(Token, _digest(token))
     if row is None or row.revoked:
         return None
@@ -61,7 +68,13 @@ async def user_for_token(session: AsyncSession, token: str) -> User | None:
         expires = expires.replace(tzinfo=UTC)
     if expires < datetime.now(UTC):
         return None
-    return await session.scalar(select(User).where(User.id == row.user_id))
+    user = await session.scalar(select(User).where(User.id == row.user_id))
+    return (user, expires) if user is not None else None
+
+
+def token_digest(token: str) -> str:
+    """What the server keeps of a token (and uses to find its open WebSockets)."""
+    return _digest(token)
 
 
 def bearer_token(request: Request) -> str:

@@ -82,7 +82,18 @@ def new_node_id() -> str:
 
 
 _KINDS = frozenset(
-    ("out", "close", "attach", "detach", "cmd", "call", "result", "suspend", "defaults")
+    (
+        "out",
+        "close",
+        "attach",
+        "detach",
+        "cmd",
+        "call",
+        "result",
+        "suspend",
+        "defaults",
+        "revoked",
+    )
 )
 
 
@@ -356,6 +367,7 @@ class Cluster:
                         if envelope.get("from") == self.node and envelope.get("k") in (
                             "suspend",
                             "defaults",
+                            "revoked",
                         ):
                             continue  # a broadcast of ours, already applied here
                         self._dispatch(envelope)
@@ -531,6 +543,9 @@ class Cluster:
 
     def _on_defaults(self, envelope: dict[str, Any]) -> None:
         self.hub.apply_defaults(envelope["v"])
+
+    def _on_revoked(self, envelope: dict[str, Any]) -> None:
+        self.hub.close_sockets(str(envelope["d"]))
 
 
 async def retrying(attempts: int, run: Callable[[], Awaitable[Any]]) -> Any:

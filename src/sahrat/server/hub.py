@@ -32,6 +32,7 @@ from sahrat.store.models import GameTable, LogEntry, Seat, ServerSetting, User
 from . import metrics
 from .cluster import MOVED, Cluster, retrying
 from .dispatch import handle_text
+from .limits import Limits
 from .table import Connection, Table, TableError
 
 log = logging.getLogger("sahrat.hub")
@@ -73,6 +74,14 @@ class Hub:
                 self, settings.redis_url, settings.cluster_prefix, settings.lease_seconds
             )
         self._loading: dict[int, asyncio.Future[Table | None]] = {}
+        self.limits = Limits(
+            settings.message_rate,
+            settings.message_burst,
+            settings.account_rate,
+            settings.account_burst,
+            settings.abuse_limit,
+        )
+        self.sockets: dict[str, set[Connection]] = {}  # open WebSockets by token digest
         metrics.LIVE_TABLES.set_function(lambda: len(self.tables))
 
     async def start(self) -> None:
@@ -162,8 +171,11 @@ class Hub:
             owners: list[int | None] = [None] * players
             bots: list[str | None] = [None] * players
             left: set[int] = set()
+            addresses: dict[int, str] = {}
             for seat in seats:
                 owners[seat.seat] = seat.user_id
+                if seat.address is not None:
+                    addresses[seat.seat] = seat.address
                 bots[seat.seat] = seat.bot_level
                 if seat.left:
                     left.add(seat.seat)
@@ -186,6 +198,7 @@ class Hub:
                 bots=bots,
                 left=left,
             )
+            table.addresses = addresses
             if row.status == "playing":
                 entries = (
                     await session.scalars(
@@ -212,7 +225,13 @@ class Hub:
     # --- tables ---------------------------------------------------------------------
 
     async def create_table(
-        self, creator_id: int, game: str, options: dict[str, Any], private: bool, sit: bool = True
+        self,
+        creator_id: int,
+        game: str,
+        options: dict[str, Any],
+        private: bool,
+        sit: bool = True,
+        address: str | None = None,
     ) -> dict[str, Any]:
         """Open a table with validated options (raises BadOption naming a bad one) and
         return its info as the creator sees it."""
@@ -256,7 +275,9 @@ class Hub:
                 seats=[None] * int(parsed.players),
             )
         if sit:
-            return dict(await self.call(table_id, "join", user_id=creator_id, seat=None))
+            return dict(
+                await self.call(table_id, "join", user_id=creator_id, seat=None, address=address)
+            )
         return dict(await self.call(table_id, "info", viewer=creator_id))
 
     async def locate(self, table_id: int) -> Table | str:
@@ -300,7 +321,7 @@ class Hub:
         if op == "info":
             return table.info(args.get("viewer"))
         if op == "join":
-            await table.join(int(args["user_id"]), args.get("seat"))
+            await table.join(int(args["user_id"]), args.get("seat"), args.get("address"))
             return table.info(args["user_id"])
         if op == "leave":
             await table.leave(int(args["user_id"]))
@@ -398,6 +419,26 @@ class Hub:
         """One message from a player's connection (local or forwarded)."""
         await handle_text(table, conn, text)
 
+    def track_socket(self, digest: str, conn: Connection) -> None:
+        self.sockets.setdefault(digest, set()).add(conn)
+
+    def untrack_socket(self, digest: str, conn: Connection) -> None:
+        found = self.sockets.get(digest)
+        if found is not None:
+            found.discard(conn)
+            if not found:
+                del self.sockets[digest]
+
+    def token_revoked(self, digest: str) -> None:
+        """Close the WebSockets opened with a token just revoked (on every process)."""
+        self.close_sockets(digest)
+        if self.cluster is not None:
+            self.cluster.broadcast({"k": "revoked", "d": digest, "from": self.cluster.node})
+
+    def close_sockets(self, digest: str) -> None:
+        for conn in list(self.sockets.get(digest, ())):
+            conn.close(4401, "the token was revoked")
+
     def drop(self, table_id: int, reason: str) -> None:
         """Stop serving a table whose lease is gone: its clients reconnect elsewhere."""
         table = self.tables.pop(table_id, None)
@@ -405,9 +446,15 @@ class Hub:
             table.close(MOVED, reason)
 
     async def store_seat(
-        self, table_id: int, seat: int, user_id: int | None, bot_level: str | None, left: bool
+        self,
+        table_id: int,
+        seat: int,
+        user_id: int | None,
+        bot_level: str | None,
+        left: bool,
+        address: str | None = None,
     ) -> None:
-        """Write who owns and who controls a seat."""
+        """Write who owns and who controls a seat (and, when it is taken, from where)."""
         async with self.sessions() as session, session.begin():
             row = await session.scalar(
                 select(Seat).where(Seat.table_id == table_id, Seat.seat == seat)
@@ -420,10 +467,13 @@ class Hub:
                         user_id=user_id,
                         bot_level=bot_level,
                         left=left,
+                        address=address,
                     )
                 )
             else:
                 row.user_id, row.bot_level, row.left = user_id, bot_level, left
+                if address is not None:
+                    row.address = address
             if user_id is not None:
                 await self._remember_names([user_id], session)
 

@@ -43,6 +43,7 @@ from .auth import (
     hash_password,
     issue_token,
     revoke_token,
+    token_digest,
     user_for_token,
     verify_password,
 )
@@ -244,6 +245,12 @@ def _user_out(user: User) -> UserOut:
     return UserOut(id=user.id, name=user.name, guest=user.guest)
 
 
+def _address(request: Request) -> str | None:
+    """The client's network address (behind a proxy, uvicorn's ``--forwarded-allow-ips``
+    / ``FORWARDED_ALLOW_IPS`` makes it the one the proxy saw)."""
+    return request.client.host if request.client is not None else None
+
+
 def _info(data: dict[str, Any]) -> TableInfo:
     return TableInfo.model_validate(data)
 
@@ -325,6 +332,7 @@ async def log_out(user: CurrentUser, token: Token, hub: HubDep) -> Response:
     """Revoke the token this request was sent with."""
     async with hub.sessions() as session, session.begin():
         await revoke_token(session, token)
+    hub.token_revoked(token_digest(token))  # its open WebSockets close too
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
@@ -370,19 +378,27 @@ async def list_tables(
     response_model=TableInfo,
     responses=_responses(401, 403, 409),
 )
-async def create_table(body: NewTable, user: CurrentUser, hub: HubDep) -> TableInfo:
+async def create_table(
+    body: NewTable, user: CurrentUser, hub: HubDep, request: Request
+) -> TableInfo:
     """Open a table; its creator takes the first seat. A private table has an invite code."""
     with _table_errors():
-        info = await hub.create_table(user.id, body.game, body.options, body.private)
+        info = await hub.create_table(
+            user.id, body.game, body.options, body.private, address=_address(request)
+        )
     return _info(info)
 
 
 @tables.post("/join", response_model=TableInfo, responses=_responses(401, 403, 404, 409))
-async def join_by_invite(body: InviteBody, user: CurrentUser, hub: HubDep) -> TableInfo:
+async def join_by_invite(
+    body: InviteBody, user: CurrentUser, hub: HubDep, request: Request
+) -> TableInfo:
     """Take the first free seat at the table with this invite code."""
     with _table_errors():
         table_id = await hub.by_invite(body.invite_code)
-        info = await hub.call(table_id, "join", user_id=user.id, seat=None)
+        info = await hub.call(
+            table_id, "join", user_id=user.id, seat=None, address=_address(request)
+        )
     return _info(info)
 
 
@@ -400,12 +416,19 @@ async def join_table(
     table_id: TableId,
     user: CurrentUser,
     hub: HubDep,
+    request: Request,
     body: Annotated[JoinBody | None, Body()] = None,
 ) -> TableInfo:
-    """Take a seat; the match starts by itself when the last seat fills."""
+    """Take a seat; the match starts by itself when the last seat fills. At a coin
+    table, a second account from the same network address is refused (409
+    ``same_address``)."""
     with _table_errors():
         info = await hub.call(
-            table_id, "join", user_id=user.id, seat=body.seat if body is not None else None
+            table_id,
+            "join",
+            user_id=user.id,
+            seat=body.seat if body is not None else None,
+            address=_address(request),
         )
     return _info(info)
 

@@ -135,6 +135,7 @@ class Table:
         self.seats = seats  # owners: a player's id, or None (a free seat or a bot's own)
         self.bots: list[str | None] = bots or [None] * len(seats)  # level of a bot playing it
         self.left = left or set()  # seats whose owner walked away from the match
+        self.addresses: dict[int, str] = {}  # the network address each seat joined from
         self.deadline = deadline
         self.lock = asyncio.Lock()
         self.state: Any = None
@@ -328,7 +329,7 @@ class Table:
 
     # --- seats -------------------------------------------------------------------------
 
-    async def join(self, user_id: int, seat: int | None) -> None:
+    async def join(self, user_id: int, seat: int | None, address: str | None = None) -> None:
         async with self.lock:
             mine = self.seat_of(user_id)
             if self.status == "playing" and mine is not None:
@@ -351,9 +352,12 @@ class Table:
                 raise TableError("no_such_seat", f"seat {seat} is not a seat at this table", 422)
             elif seat not in free:
                 raise TableError("seat_taken", f"seat {seat} is taken")
+            self._check_address(address)
             await self.hub.check_can_sit(user_id, self.options.stake)
-            await self.hub.store_seat(self.id, seat, user_id, None, False)
+            await self.hub.store_seat(self.id, seat, user_id, None, False, address)
             self.seats[seat] = user_id
+            if address is not None:
+                self.addresses[seat] = address
             if not self._free_seats():
                 await self._start_match()
             self.broadcast_table()
@@ -361,6 +365,23 @@ class Table:
                 raise TableError(
                     "not_enough_coins",
                     f"you cannot cover this table's stake of {self.options.stake}",
+                )
+
+    def _check_address(self, address: str | None) -> None:
+        """At a coin table, one account per network address: two accounts of one
+        household or one player's two accounts cannot share a pot (against collusion)."""
+        if (
+            address is None
+            or not self.options.coin_table
+            or not self.hub.settings.one_address_per_coin_table
+        ):
+            return
+        for seat, other in self.addresses.items():
+            if other == address and self.seats[seat] is not None:
+                raise TableError(
+                    "same_address",
+                    "another player at this coin table joined from your network address; "
+                    "a coin table takes one account per address",
                 )
 
     def _free_seats(self) -> list[int]:
@@ -401,6 +422,7 @@ class Table:
                 return
             await self.hub.remove_seat(self.id, seat)
             self.seats[seat] = None
+            self.addresses.pop(seat, None)
             self.broadcast_table()
 
     # --- the match ---------------------------------------------------------------------
@@ -473,6 +495,7 @@ class Table:
                 continue
             await self.hub.remove_seat(self.id, seat)
             self.seats[seat] = None
+            self.addresses.pop(seat, None)
             for conn in list(self.connections):
                 if conn.user_id == user_id:
                     conn.seat = None

@@ -8,21 +8,31 @@ In a cluster, a connection to a table that another process serves is
 forwarded to it (``cluster.py``): this process only checks the token and the
 message size and passes text both ways. Close code 4503 asks the client to
 reconnect (with ``since``): the table moved, or updates were missed.
+
+Access: a page from another origin may not open the socket (``Origin``
+against ``SAHRAT_ALLOWED_ORIGINS``, 4403 — cross-site WebSocket hijacking);
+the token is checked when the socket opens, and the socket closes (4401) when
+the token expires or is revoked; messages beyond the rate limits are answered
+``rate_limited``, and only persistent abuse closes the socket (4429).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from . import metrics
-from .auth import user_for_token
+from .auth import token_digest, token_session
 from .dispatch import error_message
 from .hub import Hub
+from .limits import ConnectionLimit
 from .table import Connection, Table, TableError
 
 log = logging.getLogger("sahrat.ws")
@@ -34,12 +44,18 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     hub: Hub = websocket.app.state.hub
     token = websocket.query_params.get("token", "")
     since_text = websocket.query_params.get("since")
-    async with hub.sessions() as session:
-        user = await user_for_token(session, token) if token else None
-    if user is None:
+    origin = websocket.headers.get("origin")
+    if not origin_allowed(origin, websocket.headers.get("host"), hub.settings.allowed_origins):
         await websocket.accept()  # closing before accept is an HTTP 403, not our close code
+        await websocket.close(code=4403, reason=f"pages from {origin} may not play here")
+        return
+    async with hub.sessions() as session:
+        found = await token_session(session, token) if token else None
+    if found is None:
+        await websocket.accept()
         await websocket.close(code=4401, reason="unknown, expired or revoked token")
         return
+    user, expires = found
     try:
         where = await hub.locate(table_id)
     except TableError as error:
@@ -50,19 +66,38 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     await websocket.accept()
     hub.remember_name(user.id, user.name)
     metrics.CONNECTIONS.inc()
+    conn = Connection(user_id=user.id, seat=None)
+    digest = token_digest(token)
+    hub.track_socket(digest, conn)
+    expiry = asyncio.get_running_loop().call_later(
+        max(0.0, expires.timestamp() - time.time()), conn.close, 4401, "the token expired"
+    )
     try:
         if isinstance(where, Table):
-            await _serve_local(websocket, hub, where, user.id, since)
+            await _serve_local(websocket, hub, where, conn, since)
         else:
-            await _serve_forwarded(websocket, hub, table_id, where, user.id, user.name, since)
+            await _serve_forwarded(websocket, hub, table_id, where, conn, user.name, since)
     finally:
+        expiry.cancel()
+        hub.untrack_socket(digest, conn)
         metrics.CONNECTIONS.dec()
 
 
+def origin_allowed(origin: str | None, host: str | None, allowed: str) -> bool:
+    """A browser page may open the socket if it comes from an allowed origin (by
+    default the server's own); a program that sends no Origin is not a page."""
+    if origin is None:
+        return True
+    listed = {item.strip().rstrip("/") for item in allowed.split(",") if item.strip()}
+    if "*" in listed or origin.rstrip("/") in listed:
+        return True
+    return not listed and host is not None and urlsplit(origin).netloc == host
+
+
 async def _serve_local(
-    websocket: WebSocket, hub: Hub, table: Table, user_id: int, since: int | None
+    websocket: WebSocket, hub: Hub, table: Table, conn: Connection, since: int | None
 ) -> None:
-    conn = Connection(user_id=user_id, seat=table.seat_of(user_id))
+    conn.seat = table.seat_of(conn.user_id)
     sender = asyncio.create_task(_send_loop(websocket, conn))
     table.connect(conn, since)
     try:
@@ -78,12 +113,11 @@ async def _serve_forwarded(
     hub: Hub,
     table_id: int,
     owner: str,
-    user_id: int,
+    conn: Connection,
     name: str,
     since: int | None,
 ) -> None:
     assert hub.cluster is not None
-    conn = Connection(user_id=user_id, seat=None)
     sender = asyncio.create_task(_send_loop(websocket, conn))
     link = hub.cluster.attach(table_id, owner, conn, name, since)
     try:
@@ -98,14 +132,18 @@ async def _serve_forwarded(
 async def _texts(
     websocket: WebSocket, conn: Connection, hub: Hub, current: Callable[[], int]
 ) -> AsyncIterator[str]:
-    """The client's text messages; binary and oversized ones are answered here
-    (``current`` gives the table's seq as this process knows it)."""
+    """The client's text messages; binary, oversized and too frequent ones are
+    answered here (``current`` gives the table's seq as this process knows it)."""
     limit = hub.settings.max_message_bytes
+    rate = hub.limits.connection(conn.user_id)
     try:
         while not conn.closed:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
+            if not rate.allow():
+                _refuse(conn, rate, message.get("text"), current())
+                continue
             text = message.get("text")
             if text is None:
                 conn.send(
@@ -126,6 +164,25 @@ async def _texts(
         return
     except RuntimeError:  # the socket closed under us
         return
+
+
+def _refuse(conn: Connection, rate: ConnectionLimit, text: str | None, seq: int) -> None:
+    """Answer a message beyond the rate limits (a command gets its one reply)."""
+    if rate.abusive:
+        conn.close(4429, "too many messages; slow down before reconnecting")
+        return
+    problem = {"code": "rate_limited", "message": "too many messages; slow down"}
+    cid = None
+    if text is not None and len(text) < 4096:
+        with contextlib.suppress(ValueError):
+            data = json.loads(text)
+            if isinstance(data, dict) and data.get("type") == "command":
+                cid = data.get("cid") if isinstance(data.get("cid"), str) else None
+    if cid:
+        payload = {"cid": cid, "ok": False, "error": problem}
+        conn.send({"type": "reply", "seq": seq, "payload": payload})
+    else:
+        conn.send({"type": "error", "seq": seq, "payload": problem})
 
 
 async def _send_loop(websocket: WebSocket, conn: Connection) -> None:

@@ -86,6 +86,8 @@ class Seat(Base):
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
     left: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # the network address the player joined from (coin tables: one account per address)
+    address: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class LogEntry(Base):
