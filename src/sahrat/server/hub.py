@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC
 from typing import Any
 
+from redis.exceptions import RedisError
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -290,17 +291,19 @@ class Hub:
             return table
         if table is not None and self.cluster.holds(table_id):
             return table
-        for _ in range(3):
-            owner = await self.cluster.owner(table_id)
-            if owner is not None and owner != self.cluster.node:
-                return owner
-            if owner is None:
+        try:
+            for _ in range(3):
+                owner = await self.cluster.owner(table_id)
+                if owner is not None and owner != self.cluster.node:
+                    return owner
                 taken = await self.take_over(table_id)
                 if taken is not None:
                     return taken
-                if await self.cluster.owner(table_id) is None:
+                if owner is None and await self.cluster.owner(table_id) is None:
                     raise _no_table(table_id)  # not live: finished, closed or unknown
-            await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)
+        except RedisError as error:
+            log.warning("cannot reach Redis to find table %s: %s", table_id, error)
         raise TableError("unavailable", "the table is moving between servers; try again", 503)
 
     async def call(self, table_id: int, op: str, **args: Any) -> Any:
@@ -440,10 +443,13 @@ class Hub:
             conn.close(4401, "the token was revoked")
 
     def drop(self, table_id: int, reason: str) -> None:
-        """Stop serving a table whose lease is gone: its clients reconnect elsewhere."""
+        """Stop serving a table whose lease is gone (or that another process wrote):
+        its clients reconnect, and whoever holds the lease next reloads it."""
         table = self.tables.pop(table_id, None)
         if table is not None:
             table.close(MOVED, reason)
+        if self.cluster is not None and table_id in self.cluster.held:
+            self.background(asyncio.create_task(self.cluster.release(table_id)))
 
     async def store_seat(
         self,
