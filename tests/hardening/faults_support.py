@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 from sqlalchemy import select
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from sahrat.store import ledger
 from sahrat.store.db import make_engine, make_sessions
@@ -61,6 +61,7 @@ class SeatPlayer:
     seen: int | None = None  # the latest seq this seat saw
     connects: int = 0
     resumes: int = 0  # reconnects answered with a resume (the missed steps)
+    snapshots_after_since: int = 0  # reconnects with ``since`` answered with a snapshot
     finished: bool = False
     refusals: dict[str, int] = field(default_factory=dict)
 
@@ -92,15 +93,21 @@ class SeatPlayer:
             client = await WireClient.connect(
                 self.server, self.table_id, self.token, name=self.name, since=self.seen
             )
-        except (OSError, InvalidStatus, ConnectionClosed, TimeoutError, AssertionError):
+        # refused, reset, a handshake cut short by a kill, or closed at once (4404)
+        except (OSError, WebSocketException, TimeoutError):  # down, or killed meanwhile
+            await asyncio.sleep(self.rng.uniform(0.1, 0.4))
+            return None
+        except AssertionError:  # answered, then closed: a finished table is not served
             if await self._match_recorded():
                 self.finished = True
             else:
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(self.rng.uniform(0.1, 0.4))
             return None
         self.connects += 1
         if client.messages[0]["type"] == "resume":
             self.resumes += 1
+        elif self.seen is not None:
+            self.snapshots_after_since += 1
         return client
 
     async def _match_recorded(self) -> bool:

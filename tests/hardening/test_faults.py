@@ -209,7 +209,9 @@ async def _run(server: ServerProcess, admin: tuple[str, str], database: str, see
         "in_flight_at_a_kill_then_logged": totals["unanswered_in_log"],
         "commands_sent": sum(len(seat.sent) for seat in seats),
         "log_entries": sum(len(records[t.id].entries) for t in tables),
+        "connects": sum(seat.connects for seat in seats),
         "reconnects_resumed": sum(seat.resumes for seat in seats),
+        "reconnects_given_a_snapshot": sum(seat.snapshots_after_since for seat in seats),
         "refusals": refusals,
         "ledger_check": check,
         "seconds": round(played, 1),
@@ -237,6 +239,7 @@ def test_sigkill_during_play_loses_no_acknowledged_move(
             "SAHRAT_BOT_DELAY_SECONDS": "0",
             "SAHRAT_BOT_LEVEL": "simple",
             "SAHRAT_GRACE_SECONDS": "600",
+            "SAHRAT_ONE_ADDRESS_PER_COIN_TABLE": "0",  # both players connect from 127.0.0.1
             "SAHRAT_TURN_SECONDS_OVERRIDE": str(TURN_SECONDS),
         },
     )
