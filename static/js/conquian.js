@@ -5,10 +5,12 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardEl, conquianMeldOk, conquianSort, label } from "./cards.js";
+import { fairnessBlock, noteCommitment } from "./fairness.js";
 
 export function renderConquian(ctx) {
   const { st } = ctx;
   const v = st.view;
+  noteCommitment(st);
   const me = st.seat;
   const other = me === null ? null : 1 - me;
   const ui = st.ui;
@@ -160,5 +162,6 @@ export function conquianSheet(v, nameOf) {
 export function conquianSummary(ev, nameOf) {
   return h("div.summary",
     h("p.lead", ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", { who: nameOf(ev.winner) })),
-    ev.totals ? h("p", ev.totals.map((p, s) => `${nameOf(s)}: ${p}`).join(" · ")) : null);
+    ev.totals ? h("p", ev.totals.map((p, s) => `${nameOf(s)}: ${p}`).join(" · ")) : null,
+    fairnessBlock(ev));
 }

@@ -5,6 +5,7 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { cardEl, konkanMeld, sortByRank, sortBySuit, parse, label } from "./cards.js";
+import { fairnessBlock, noteCommitment } from "./fairness.js";
 
 function uiState(st) {
   const ui = st.ui;
@@ -38,6 +39,7 @@ export function openingTarget(v) {
 export function renderKonkan(ctx) {
   const { st, send } = ctx;
   const v = st.view;
+  noteCommitment(st);
   const me = st.seat;
   const ui = me === null ? null : uiState(st);
   const myTurn = me !== null && v.turn === me && !v.match_over;
@@ -244,5 +246,6 @@ export function konkanSummary(ev, v, nameOf) {
     h("table.sheet", h("tbody", (ev.scores || []).map((score, s) => h("tr",
       h("th", nameOf(s)),
       h("td", { class: ev.winner === s ? "winner" : "" }, score),
-      h("td.hand-cards", (ev.hands?.[s] || []).map((c) => cardEl(c, { small: true }))))))));
+      h("td.hand-cards", (ev.hands?.[s] || []).map((c) => cardEl(c, { small: true }))))))),
+    fairnessBlock(ev));
 }

@@ -47,6 +47,10 @@ Decisions where RULES.md leaves room (see also ``docs/conquian.md``):
   partners (see :func:`timeout_action`).
 * Hands are kept sorted; the first dealer is drawn from the seed; the deal
   then alternates, draws included.
+* **Provably fair shuffles** (``docs/fairness.md``): deal ``n`` is shuffled
+  from its own seed; its commitment is in the ``deal`` event and in every
+  view, and the seed and salt are revealed in the ``deal_end`` event (and in
+  the deal's result).
 
 Melds are checked with bit masks over the 40 cards (card index = suit * 10 +
 position in ``A 2 3 4 5 6 7 J Q K``): every legal meld is precomputed once,
@@ -82,7 +86,7 @@ from .errors import (
 )
 from .events import Event
 from .options import ConquianOptions
-from .rng import rng_for
+from .rng import RoundSecret, rng_for, round_secret
 
 PLAYERS = 2
 DECK_SIZE = 40
@@ -397,16 +401,22 @@ class DealResult:
     points: int  # scored by the winner (0 for a draw)
     melds: tuple[Melds, ...]
     hands: tuple[tuple[Card, ...], ...]
+    secret: RoundSecret | None = None  # revealed now; None when the deck was stacked
 
     def to_json(self, *, hands: bool = False) -> dict[str, Any]:
         """The result; the cards left in the hands only when asked (after the match),
-        so that no view ever shows a hand: unmelded cards are not scored (§2.6)."""
+        so that no view ever shows a hand: unmelded cards are not scored (§2.6). The
+        deal's seed and salt are revealed with it (docs/fairness.md)."""
+        secret = self.secret
         out: dict[str, Any] = {
             "deal": self.deal,
             "dealer": self.dealer,
             "finish": self.finish.value,
             "winner": self.winner,
             "points": self.points,
+            "round_commitment": secret.commitment if secret else None,
+            "round_seed": secret.seed if secret else None,
+            "round_salt": secret.salt if secret else None,
         }
         if hands:
             out["melds"] = [_melds_json(melds) for melds in self.melds]
@@ -422,6 +432,8 @@ class ConquianState:
     seed: str
     decks: tuple[tuple[Card, ...], ...]
     deals: int  # deals made so far; the current deal is number ``deals``
+    secret: RoundSecret  # the current deal's seed, salt and commitment (docs/fairness.md)
+    stacked: bool  # the current deal came from ``decks``, not from its seed
     dealer: int
     turn: int  # the seat to act (in FORCE: the seat asked whether to force)
     phase: Phase
@@ -452,6 +464,8 @@ class ConquianState:
             self.seed,
             self.decks,
             self.deals,
+            self.secret,
+            self.stacked,
             self.dealer,
             self.turn,
             self.phase,
@@ -503,6 +517,8 @@ def new_game(
         seed=seed,
         decks=checked,
         deals=0,
+        secret=round_secret(seed, 1),
+        stacked=False,
         dealer=first_dealer,
         turn=1 - first_dealer,
         phase=Phase.TURNED_UP,
@@ -555,11 +571,13 @@ def _sort_key(card: Card) -> int:
 def _deal(state: ConquianState, events: list[Event]) -> None:
     """Deal in place: 10 to the non-dealer, 10 to the dealer, 20 to the stock (§2.1),
     then the non-dealer turns up the top of the stock (§2.3.1)."""
-    if state.deals < len(state.decks):
+    state.secret = round_secret(state.seed, state.deals + 1)
+    state.stacked = state.deals < len(state.decks)
+    if state.stacked:
         order = list(state.decks[state.deals])
     else:
         order = list(DECK)
-        rng_for(state.seed, "deal", state.deals).shuffle(order)
+        rng_for(state.secret.seed, "deal", 0).shuffle(order)
     state.deals += 1
     dealer = state.dealer
     first = 1 - dealer
@@ -583,12 +601,18 @@ def _deal(state: ConquianState, events: list[Event]) -> None:
                 "dealer": dealer,
                 "value": state.deal_value,
                 "stock_count": len(state.stock),
+                "round_commitment": _commitment(state),
             },
         )
     )
     for seat in (0, 1):
         events.append(Event("dealt", seat, {"count": HAND_SIZE}, {"cards": _strs(hands[seat])}))
     _turn_up(state, first, events)
+
+
+def _commitment(state: ConquianState) -> str | None:
+    """The current deal's commitment, or ``None`` when its deck was stacked (a test)."""
+    return None if state.stacked else state.secret.commitment
 
 
 def _turn_up(state: ConquianState, seat: int, events: list[Event]) -> None:
@@ -825,6 +849,7 @@ def _end_deal(state: ConquianState, winner: int | None, events: list[Event]) -> 
         points=points,
         melds=tuple(state.melds),
         hands=tuple(tuple(hand) for hand in state.hands),
+        secret=None if state.stacked else state.secret,
     )
     state.results.append(result)
     if winner is not None:
@@ -956,6 +981,7 @@ def view(state: ConquianState, seat: int | None) -> dict[str, Any]:
         "deal": state.deals,
         "dealer": state.dealer,
         "deal_value": state.deal_value,
+        "round_commitment": _commitment(state),
         "turn": None if over else state.turn,
         "phase": state.phase.value,
         "hand_counts": [len(hand) for hand in state.hands],

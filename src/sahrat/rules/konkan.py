@@ -38,6 +38,10 @@ Hand family expect):
   counted.
 * The first dealer is drawn from the seed; the dealer then moves one seat to
   the right (the next seat) every round, redeals excepted.
+* **Provably fair shuffles** (``docs/fairness.md``): each round's deals and
+  reshuffles come from the round's own seed; its commitment is in the
+  ``deal`` event and in every view, and the round seed and salt are revealed
+  in the ``round_end`` event (and in the round's entry of the score sheet).
 """
 
 from __future__ import annotations
@@ -72,7 +76,7 @@ from .errors import (
 from .events import Event
 from .melds import Meld, MeldKind, build_meld, lay_off, rank_value, swap_joker
 from .options import HandValues, KonkanOptions
-from .rng import rng_for
+from .rng import RoundSecret, rng_for, round_secret
 
 DECK_SIZE = 106
 HAND_SIZE = 14
@@ -190,8 +194,10 @@ class RoundResult:
     scores: tuple[int, ...]
     hands: tuple[tuple[Card, ...], ...]
     reshuffles: int
+    secret: RoundSecret | None = None  # revealed now; None when the deck was stacked
 
     def to_json(self) -> dict[str, Any]:
+        secret = self.secret
         return {
             "round": self.round,
             "finish": self.finish.value,
@@ -199,6 +205,9 @@ class RoundResult:
             "scores": list(self.scores),
             "hands": [[str(card) for card in hand] for hand in self.hands],
             "reshuffles": self.reshuffles,
+            "round_commitment": secret.commitment if secret else None,
+            "round_seed": secret.seed if secret else None,
+            "round_salt": secret.salt if secret else None,
         }
 
 
@@ -211,6 +220,9 @@ class KonkanState:
     decks: tuple[tuple[Card, ...], ...]
     round: int
     deals: int  # deals made so far (redeals included); indexes ``decks``
+    round_deal: int  # the current deal of the round: 0, then 1, 2… after redeals
+    secret: RoundSecret  # the round's seed, salt and commitment (docs/fairness.md)
+    stacked: bool  # the current deal came from ``decks``, not from the round seed
     dealer: int
     turn: int
     phase: Phase
@@ -269,6 +281,9 @@ class KonkanState:
             decks=self.decks,
             round=self.round,
             deals=self.deals,
+            round_deal=self.round_deal,
+            secret=self.secret,
+            stacked=self.stacked,
             dealer=self.dealer,
             turn=self.turn,
             phase=self.phase,
@@ -340,6 +355,9 @@ def new_game(
         decks=checked,
         round=1,
         deals=0,
+        round_deal=0,
+        secret=round_secret(seed, 1),
+        stacked=False,
         dealer=first_dealer,
         turn=0,
         phase=Phase.PLAY,
@@ -396,14 +414,21 @@ def stacked_deck(
     return order + list(stock) + pool
 
 
-def _deal(state: KonkanState, events: list[Event]) -> None:
-    """Deal a new round in place: 15 to the opener (dealer's right), 14 to the others."""
+def _deal(state: KonkanState, events: list[Event], *, redeal: bool = False) -> None:
+    """Deal in place: 15 to the opener (dealer's right), 14 to the others. A new round
+    gets its own seed; a redeal shuffles again from the same round seed."""
     n = state.players
-    if state.deals < len(state.decks):
+    if redeal:
+        state.round_deal += 1
+    else:
+        state.round_deal = 0
+        state.secret = round_secret(state.seed, state.round)
+    state.stacked = state.deals < len(state.decks)
+    if state.stacked:
         order = list(state.decks[state.deals])
     else:
         order = konkan_deck()
-        rng_for(state.seed, "deal", state.deals).shuffle(order)
+        rng_for(state.secret.seed, "deal", state.round_deal).shuffle(order)
     state.deals += 1
     opener = (state.dealer + 1) % n
     hands: list[list[Card]] = [[] for _ in range(n)]
@@ -436,11 +461,17 @@ def _deal(state: KonkanState, events: list[Event]) -> None:
                 "opener": opener,
                 "hand_counts": [len(hand) for hand in hands],
                 "stock_count": len(state.stock),
+                "round_commitment": _commitment(state),
             },
         )
     )
     for seat, hand in enumerate(hands):
         events.append(Event("dealt", seat, {"count": len(hand)}, {"cards": _strs(hand)}))
+
+
+def _commitment(state: KonkanState) -> str | None:
+    """The current round's commitment, or ``None`` when its deck was stacked (a test)."""
+    return None if state.stacked else state.secret.commitment
 
 
 def _start_turn(state: KonkanState) -> None:
@@ -523,7 +554,7 @@ def _claim_redeal(state: KonkanState, action: ClaimRedeal, events: list[Event]) 
     if not _redeal_pattern(state.hands[seat]):
         raise RedealRefused("a redeal needs 3 identical pairs and a joker, or 4 identical pairs")
     events.append(Event("redeal", seat, {"hand": _strs(state.hands[seat])}))
-    _deal(state, events)
+    _deal(state, events, redeal=True)
 
 
 def _draw(state: KonkanState, action: Draw, events: list[Event]) -> None:
@@ -536,7 +567,7 @@ def _draw(state: KonkanState, action: Draw, events: list[Event]) -> None:
         state.reshuffles += 1
         top = state.discard[-1]
         pile = state.discard[:-1]
-        rng_for(state.seed, "reshuffle", state.deals, state.reshuffles).shuffle(pile)
+        rng_for(state.secret.seed, "reshuffle", state.round_deal, state.reshuffles).shuffle(pile)
         state.stock = pile
         state.discard = [top]
         events.append(
@@ -807,6 +838,7 @@ def _end_round(state: KonkanState, winner: int | None, finish: Finish, events: l
         scores=scores,
         hands=tuple(tuple(hand) for hand in state.hands),
         reshuffles=state.reshuffles,
+        secret=None if state.stacked else state.secret,
     )
     state.results.append(result)
     events.append(Event("round_end", winner, result.to_json()))
@@ -961,6 +993,7 @@ def view(state: KonkanState, seat: int | None) -> dict[str, Any]:
         "discard_count": len(state.discard),
         "stock_count": len(state.stock),
         "reshuffles": state.reshuffles,
+        "round_commitment": _commitment(state),
         "last_opening": state.last_opening,
         "scores": [result.to_json() for result in state.results],
         "totals": state.totals,

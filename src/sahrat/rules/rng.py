@@ -1,9 +1,15 @@
 """Deterministic, verifiable randomness for the engine.
 
 The engine never touches the global random state. A match has one secret
-seed (in production 256 bits from :mod:`secrets`; in tests any string), and
-every random choice draws from a stream derived from that seed and what the
-choice is for (``"deal", n`` or ``"reshuffle", deal, n`` or ``"first_dealer"``).
+seed (in production 256 bits from :mod:`secrets`; in tests any string). Each
+round (a Konkan round, a Conquian deal) ``n`` has its own seed and salt
+derived from it, ``SHA-256(match seed "/round/" n)`` and ``SHA-256(match seed
+"/salt/" n)`` in hex, and its commitment ``SHA-256(salt ":" round seed)``
+is published when the round is dealt; the round seed and salt are revealed
+when the round ends, and reveal nothing about the match seed or any other
+round (:class:`RoundSecret`). Every random choice of a round draws from a
+stream of its round seed (``"deal", k`` or ``"reshuffle", k, r``); the first
+dealer is drawn from the match seed (``"first_dealer"``).
 
 The stream is SHA-256 in counter mode: block ``i`` of the stream for
 ``purpose`` is ``SHA-256(seed "/" purpose parts joined by "/" "#" i)``, read
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -34,6 +41,35 @@ def new_seed() -> str:
 def seed_commitment(seed: str) -> str:
     """The SHA-256 of a seed: shown before play, checked against the seed revealed after."""
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def round_commitment(round_seed: str, salt: str) -> str:
+    """The commitment of a round: ``SHA-256(salt ":" round seed)`` in hex."""
+    return hashlib.sha256(f"{salt}:{round_seed}".encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSecret:
+    """Round ``round``'s seed and salt (secret until the round ends) and their commitment
+    (public from the deal on)."""
+
+    round: int
+    seed: str
+    salt: str
+    commitment: str
+
+
+def round_secret(match_seed: str, round_number: int) -> RoundSecret:
+    """Round ``round_number``'s (1, 2, 3…) seed, salt and commitment, from the match seed.
+
+    SHA-256 is one-way, so revealing one round's seed and salt reveals nothing
+    about the match seed or about any other round.
+    """
+    if round_number < 1:
+        raise ValueError("rounds are numbered from 1")
+    seed = hashlib.sha256(f"{match_seed}/round/{round_number}".encode()).hexdigest()
+    salt = hashlib.sha256(f"{match_seed}/salt/{round_number}".encode()).hexdigest()
+    return RoundSecret(round_number, seed, salt, round_commitment(seed, salt))
 
 
 class SeedStream:
