@@ -43,6 +43,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.server)
 
 
+# Test clients send far faster than people: the rate limiter (tested on its own)
+# is lifted, so every message reaches the parser and the table.
+NO_RATE_LIMITS = {
+    name: "1000000"
+    for name in (
+        "SAHRAT_MESSAGE_RATE",
+        "SAHRAT_MESSAGE_BURST",
+        "SAHRAT_ACCOUNT_RATE",
+        "SAHRAT_ACCOUNT_BURST",
+        "SAHRAT_ABUSE_LIMIT",
+    )
+}
+
+
 def env_count(name: str, default: int) -> int:
     """A positive count from the environment (``name``), else ``default``."""
     text = os.environ.get(name, "").strip()

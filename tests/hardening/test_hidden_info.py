@@ -55,7 +55,7 @@ from server.harness import (
     visible_cards,
 )
 
-from .conftest import env_count, env_seed, write_results
+from .conftest import NO_RATE_LIMITS, env_count, env_seed, write_results
 
 CONCURRENT = 3  # matches played at the same time
 POLL_SECONDS = 0.05
@@ -80,7 +80,7 @@ class Hidden:
     stock: list[str]
     dead: list[str]
     public: set[str]  # face up on the table
-    secrets: set[str]  # the current round's secret texts
+    secrets: set[str]  # the current round's secret texts (revealed when it ends)
 
 
 @dataclass
@@ -118,7 +118,7 @@ def hidden_states(record: GameRecord) -> list[Hidden]:
                 stock=_cards(state.stock),
                 dead=_cards(getattr(state, "dead", [])),
                 public=public,
-                secrets=_secret_texts(state),
+                secrets=set() if state.over else _secret_texts(state),
             )
         )
 
@@ -416,6 +416,7 @@ def test_hidden_information_never_sent(start_server: Any, request: pytest.Fixtur
         SAHRAT_BOT_DELAY_SECONDS="0",
         SAHRAT_TURN_SECONDS_OVERRIDE="600",
         SAHRAT_GRACE_SECONDS="600",
+        **NO_RATE_LIMITS,
     )
     results: dict[str, Any] = {"seed": seed, "leaks": None}
     try:
@@ -436,7 +437,7 @@ def test_hidden_information_never_sent(start_server: Any, request: pytest.Fixtur
 )
 def test_a_bot_match_record_replays(start_server: Any) -> None:
     """``GET /api/matches/{id}`` gives a record ``sahrat replay`` accepts, bots or not."""
-    server = start_server(SAHRAT_BOT_DELAY_SECONDS="0")
+    server = start_server(SAHRAT_BOT_DELAY_SECONDS="0", **NO_RATE_LIMITS)
 
     async def go() -> None:
         api = Api(server)
