@@ -430,11 +430,6 @@ def test_hidden_information_never_sent(start_server: Any, request: pytest.Fixtur
     assert results["leaks"] == 0, results["first_leaks"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server fix pending (docs/hardening.md, 'Known server bugs'): remove this xfail "
-    "marker once it is applied",
-)
 def test_a_bot_match_record_replays(start_server: Any) -> None:
     """``GET /api/matches/{id}`` gives a record ``sahrat replay`` accepts, bots or not."""
     server = start_server(SAHRAT_BOT_DELAY_SECONDS="0", **NO_RATE_LIMITS)

@@ -577,9 +577,9 @@ class Fuzzer:
         return raw, expect
 
 
-# Messages a correct server answers but this one drops the connection on (the fix
-# is in docs/hardening.md): nesting deeper than Python's json module recurses, an
-# integer longer than int() converts, a lone surrogate echoed in a reply.
+# Messages that once dropped the connection unanswered (docs/hardening.md, "Bugs found
+# and fixed"): nesting deeper than Python's json module recurses, an integer longer
+# than int() converts, a lone surrogate echoed in a reply.
 KNOWN_BUGS: list[tuple[str, Expect]] = [
     ("[" * 3000 + "]" * 3000, Expect("error", code="bad_json")),
     (
@@ -821,7 +821,7 @@ async def fuzz(
     server: ServerProcess, database: str, total: int, seed: int, tally: Tally
 ) -> dict[str, Any]:
     rng = random.Random(seed)
-    known_bugs = os.environ.get("SAHRAT_FUZZ_KNOWN_BUGS", "") == "1"
+    known_bugs = os.environ.get("SAHRAT_FUZZ_KNOWN_BUGS", "1") == "1"
     fuzzer = Fuzzer(rng, known_bugs)
     api = Api(server)
     started = time.monotonic()
@@ -923,12 +923,7 @@ def test_protocol_fuzz(
     assert results["crashes"] == 0 and results["hangs"] == 0
 
 
-# --- known server bugs -------------------------------------------------------------------------
-
-PENDING_FIX = (
-    "server fix pending (docs/hardening.md, 'Known server bugs'): remove this xfail "
-    "marker once it is applied"
-)
+# --- bugs found and fixed: each stays a test ------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -958,7 +953,6 @@ async def _answered(server: ServerProcess, raw: str, expect: Expect) -> None:
         await api.aclose()
 
 
-@pytest.mark.xfail(strict=True, reason=PENDING_FIX)
 @pytest.mark.parametrize("index", range(len(KNOWN_BUGS)), ids=["deep", "deeper", "long", "lone"])
 def test_known_bug_message_is_answered(bug_server: ServerProcess, index: int) -> None:
     raw, expect = KNOWN_BUGS[index]
@@ -980,7 +974,6 @@ async def _connect_with_since(server: ServerProcess, since: str) -> None:
         await api.aclose()
 
 
-@pytest.mark.xfail(strict=True, reason=PENDING_FIX)
 @pytest.mark.parametrize("since", ["%C2%B2", "9" * 5000], ids=["superscript", "long"])
 def test_unusable_since_is_ignored(bug_server: ServerProcess, since: str) -> None:
     asyncio.run(_connect_with_since(bug_server, since))

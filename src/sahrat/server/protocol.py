@@ -21,7 +21,12 @@ class Command(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     type: Literal["command"]
-    cid: str = Field(min_length=1, max_length=64, description="client id, unique per command")
+    cid: str = Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[^\x00]+$",
+        description="client id, unique per command (any text without NUL)",
+    )
     seq: int = Field(ge=0, description="the table's seq the client saw last")
     action: dict[str, Any] = Field(
         description='an engine action without its seat, e.g. {"type": "discard", '

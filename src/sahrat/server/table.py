@@ -672,10 +672,10 @@ class Table:
         record = GameRecord(
             game=self.game,
             options=self.options.to_json(),
+            # every seat is named (a bot's own seat too): a record replays by its seats
             seats=[
-                self.hub.names.get(owner, f"seat {i}")
+                self.hub.names.get(owner, f"seat {i}") if owner is not None else f"bot {i}"
                 for i, owner in enumerate(self.seats)
-                if owner is not None
             ],
             seed=self.seed,
             first_dealer=self.first_dealer,

@@ -62,7 +62,11 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         await websocket.accept()
         await websocket.close(code=4404 if error.status == 404 else 4503, reason=error.message)
         return
-    since = int(since_text) if since_text and since_text.isdigit() else None
+    since = (
+        int(since_text)
+        if since_text and since_text.isascii() and since_text.isdigit() and len(since_text) < 19
+        else None
+    )
     await websocket.accept()
     hub.remember_name(user.id, user.name)
     metrics.CONNECTIONS.inc()
