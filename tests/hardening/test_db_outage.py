@@ -62,8 +62,7 @@ async def _move(client: WireClient, game: str) -> tuple[dict[str, Any], float]:
 
 
 async def _status(api: Api, path: str, token: str) -> int | str:
-    """A REST call's status during the outage (recorded, not asserted, but for the
-    health probe: a REST call that needs the database is not a move)."""
+    """A REST call's status during the outage."""
     try:
         response = await api.http.get(path, headers={"Authorization": f"Bearer {token}"})
     except httpx.HTTPError as error:
@@ -116,6 +115,7 @@ async def _outage(database: str, tmp_path: Path) -> dict[str, Any]:
         assert not any(client.closed for client in seats), "a connection was dropped"
         assert server.proc is not None and server.proc.poll() is None, "the server died"
         assert rest["/healthz"] == 200, rest
+        assert rest["/api/me"] == 503, rest  # needs the database: "try again", not a 500
         outage = time.monotonic() - cut_at
 
         # --- it comes back: the next legal move succeeds, with no restart ------------

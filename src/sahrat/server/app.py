@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI, Response
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from sahrat import __version__
 from sahrat.settings import Settings, get_settings
@@ -31,6 +33,19 @@ from sahrat.store.db import make_engine
 from . import admin, logs, players, routes, ws
 from .hub import RUNNING, Hub
 from .migrate import migrate
+
+
+async def _database_unavailable(_request: Request, error: Exception) -> JSONResponse:
+    """A request that needed the database while it was unreachable: 503, retry."""
+    if isinstance(error, DBAPIError) and not (
+        error.connection_invalidated or isinstance(error, OperationalError | InterfaceError)
+    ):
+        raise error  # not an outage: a bug, and a 500
+    return JSONResponse(
+        {"detail": {"code": "unavailable", "message": "the database is unreachable; try again"}},
+        status_code=503,
+        headers={"Retry-After": "2"},
+    )
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -60,6 +75,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await engine.dispose()
 
     app = FastAPI(title="Sahrat", version=__version__, lifespan=lifespan)
+    # The database out of reach (refused, reset, timed out): a 503 to retry, not a 500.
+    app.add_exception_handler(ConnectionError, _database_unavailable)
+    app.add_exception_handler(TimeoutError, _database_unavailable)
+    app.add_exception_handler(DBAPIError, _database_unavailable)
     app.state.ready = False
     app.include_router(routes.router)
     app.include_router(players.router)
