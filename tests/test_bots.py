@@ -73,7 +73,8 @@ def test_konkan_bot_plays_legally_from_a_read_only_view(
     if options.players > 2:
         seats[2] = konkan_bot.KonkanBot(strict=True).act
     state, decisions = play(konkan, konkan.new_game(options, seed), seats)
-    assert decisions > 100
+    assert state.over  # whole matches: every round's decisions were legal
+    assert decisions > 50
     assert not konkan.check_invariants(state)
 
 
