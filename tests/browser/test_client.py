@@ -179,6 +179,13 @@ def test_konkan_round_with_bots(new_page: Any, server: Any, lang: str) -> None:
     def checks(page: Any, current: dict[str, Any]) -> bool:
         view = current["view"]
         opened = view["opened"][current["seat"]]
+        if "refused" not in done and view["phase"] == "draw" and not opened:
+            # Draw from the stock: the simple player could take the discard (opening at
+            # once) or commit, and the refused lay-down below needs an unopened hand.
+            before = seq(page)
+            play_konkan(page, {"type": "draw"})
+            wait_seq_after(page, before)
+            return True
         if "refused" not in done and view["phase"] == "play" and not opened:
             # Three cards can never reach 51: the server refuses, the reason is shown in Arabic.
             for card in view["hand"][:3]:
