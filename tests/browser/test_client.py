@@ -234,6 +234,15 @@ def test_konkan_round_with_bots(new_page: Any, server: Any, lang: str) -> None:
         for proc in auto or []:
             proc.kill()
     assert {"refused", "reload"} <= done
+    # The round's end reveals its seed and salt; the page checks them against the
+    # commitment it was shown (SHA-256 in the browser) and says so.
+    page.wait_for_function(
+        "(texts) => texts.some((t) => document.body.innerText.includes(t))",
+        arg=[catalogue["fair.verified"], catalogue["fair.verified_late"]],
+        timeout=10_000,
+    )
+    assert catalogue["fair.mismatch"] not in page.locator("body").inner_text()
+    screenshot(page, "konkan-ar-round-end")
     page.wait_for_selector("#match-over")
     close_summary(page)
     page.click("#open-sheet")
