@@ -7,7 +7,9 @@ few moves, then stops the owner — ``SIGKILL`` (a crash: the lease must run
 out) or ``SIGTERM`` (a graceful shutdown: the lease is handed over) — and
 keeps trying to move, reconnecting whenever the connection is closed. The
 failover time is from the signal to the first command accepted by the new
-owner. A new process then replaces the stopped one for the next try.
+owner (a move accepted while the table's lease still names the old owner —
+a graceful shutdown finishes what is in flight — does not count). A new
+process then replaces the stopped one for the next try.
 
     .venv/bin/python bench/bench_failover.py --tries 10 --signal kill,term
 """
@@ -143,7 +145,7 @@ class SeatSocket:
             await self.ws.close()
 
 
-async def one_try(owner: Node, other: Node, sig: int) -> float:
+async def one_try(owner: Node, other: Node, sig: int, redis: Any, prefix: str) -> float:
     async with (
         httpx.AsyncClient(base_url=owner.url, timeout=10) as h1,
         httpx.AsyncClient(base_url=other.url, timeout=10) as h2,
@@ -162,6 +164,8 @@ async def one_try(owner: Node, other: Node, sig: int) -> float:
     seat_of_u1 = next(s["seat"] for s in info["seats"] if s["user_id"] == u1)
     tokens = [t1, t2] if seat_of_u1 == 0 else [t2, t1]
     seats = [SeatSocket(other, table_id, token) for token in tokens]
+    lease = f"{prefix}:lease:{table_id}"
+    old_owner = None
     stopped_at: float | None = None
     moves = 0
     end = time.monotonic() + GIVE_UP
@@ -190,9 +194,14 @@ async def one_try(owner: Node, other: Node, sig: int) -> float:
                 pending = None
                 moves += 1
                 if stopped_at is not None:
-                    return time.monotonic() - stopped_at
+                    accepted_at = time.monotonic()
+                    holder = await redis.get(lease)
+                    if holder is not None and holder != old_owner:
+                        return accepted_at - stopped_at
                 if moves == 6:
                     await asyncio.sleep(0.2)  # both seats have the latest update
+                    old_owner = await redis.get(lease)
+                    assert old_owner is not None
                     stopped_at = time.monotonic()
                     owner.signal(sig)  # waited for after the try, not during it
             elif outcome == "stale":
@@ -207,12 +216,16 @@ async def one_try(owner: Node, other: Node, sig: int) -> float:
 
 async def main_async(url: str, tries: int, signals: list[str], lease: float) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="sahrat_failover_"))
+    import redis.asyncio as aioredis
+
+    redis = aioredis.from_url(REDIS_URL)
+    prefix = f"failover-{secrets.token_hex(4)}"
     env = dict(os.environ)
     env.update(
         {
             "DATABASE_URL": url,
             "SAHRAT_REDIS_URL": REDIS_URL,
-            "SAHRAT_CLUSTER_PREFIX": f"failover-{secrets.token_hex(4)}",
+            "SAHRAT_CLUSTER_PREFIX": prefix,
             "SAHRAT_LEASE_SECONDS": str(lease),
         }
     )
@@ -225,7 +238,7 @@ async def main_async(url: str, tries: int, signals: list[str], lease: float) -> 
             times = results.setdefault(name, [])
             for attempt in range(tries):
                 owner, other = nodes[attempt % 2], nodes[1 - attempt % 2]
-                took = await one_try(owner, other, sig)
+                took = await one_try(owner, other, sig, redis, prefix)
                 times.append(took)
                 owner.stop(sig)
                 print(f"{name} try {attempt + 1}: {took:.2f} s", file=sys.stderr, flush=True)
@@ -233,6 +246,7 @@ async def main_async(url: str, tries: int, signals: list[str], lease: float) -> 
     finally:
         for node in nodes:
             node.stop(signal.SIGTERM)
+        await redis.aclose()
     print()
     print(f"lease {lease:g} s, {tries} tries each; failover = signal → first accepted move")
     print()

@@ -322,13 +322,24 @@ class SahratSeat:
                     self.seq = snapshot["table"]["seq"]
                     self.consider(snapshot["view"])
         elif kind == "snapshot":
-            self.seq = seq
+            self.skip_to(seq)
             self.consider(payload["view"])
         elif kind == "resume":
-            self.seq = seq
+            self.skip_to(seq)
             self.consider(payload["snapshot"]["view"])
         elif kind == "error":
             worker.stats.errors[payload["code"]] += 1
+
+    def skip_to(self, seq: int) -> None:
+        """A snapshot took this seat to ``seq``: the updates in between will never come
+        to it (a seat connected through another process may be greeted after the other
+        seat's first move), so they stop waiting for it."""
+        pending = self.table.pending
+        for step in [s for s in pending if self.seq < s <= seq]:
+            pending[step][1] -= 1
+            if pending[step][1] <= 0:
+                del pending[step]
+        self.seq = seq
 
     def consider(self, view: dict[str, Any] | None) -> None:
         """Play if it is this seat's turn (once per seq), or end the table's match."""

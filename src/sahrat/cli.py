@@ -128,7 +128,10 @@ def _serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         log_config=None if settings.log_format == "json" else uvicorn.config.LOGGING_CONFIG,
     )
-    GracefulServer(config).run()
+    try:
+        GracefulServer(config).run()
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down cleanly
+        return 130
     return 0
 
 
