@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint hardening bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest -n 2 -q -m "not browser"
 	$(BIN)/pytest -q -m browser
+
+# Every hardening test at its full count (docs/hardening.md); make test runs them small.
+hardening: $(STAMP)
+	SAHRAT_FUZZ_COMMANDS=100000 SAHRAT_LEAK_MATCHES=500 SAHRAT_REST_FUZZ_EXAMPLES=300 \
+	SAHRAT_FAULT_TABLES=100 SAHRAT_FAULT_KILLS=10 \
+	$(BIN)/pytest tests/hardening -q -s
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -r bench/requirements.txt
