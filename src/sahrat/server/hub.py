@@ -59,7 +59,7 @@ class Hub:
         self.settings = settings
         self.db = engine
         self.sessions = make_sessions(engine)
-        self.writer = LogWriter(self.sessions)
+        self.writer = LogWriter(self.sessions, metrics.LOG_WRITE_SECONDS.observe)
         self.tables: dict[int, Table] = {}
         self.names: dict[int, str] = {}
         self.defaults = ServerDefaults(

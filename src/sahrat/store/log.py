@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -62,8 +63,13 @@ class Append:
 class LogWriter:
     """One writer task for the whole process; ``append`` returns once durable."""
 
-    def __init__(self, sessions: async_sessionmaker[Any]) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[Any],
+        on_batch: Callable[[float], None] | None = None,
+    ) -> None:
         self._sessions = sessions
+        self._on_batch = on_batch  # told each committed batch's seconds (for metrics)
         self._queue: asyncio.Queue[Append] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
@@ -108,7 +114,10 @@ class LogWriter:
                 continue
             self.batches += 1
             self.written += len(batch)
-            self.last_batch_ms = (time.perf_counter() - started) * 1000
+            seconds = time.perf_counter() - started
+            self.last_batch_ms = seconds * 1000
+            if self._on_batch is not None:
+                self._on_batch(seconds)
             for item in batch:
                 if not item.done.done():
                     item.done.set_result(None)
