@@ -61,6 +61,17 @@ def sahrat_command() -> list[str]:
     return [sys.executable, "-m", "sahrat.cli"]
 
 
+# Test clients play as fast as the server answers, far beyond the rate limits meant
+# for people; a test of the limits themselves sets its own (test_access.py).
+MACHINE_SPEED = {
+    "SAHRAT_MESSAGE_RATE": "1000000",
+    "SAHRAT_MESSAGE_BURST": "1000000",
+    "SAHRAT_ACCOUNT_RATE": "1000000",
+    "SAHRAT_ACCOUNT_BURST": "1000000",
+    "SAHRAT_ABUSE_LIMIT": "1000000",
+}
+
+
 class ServerProcess:
     """One ``sahrat serve`` subprocess on a database; start, SIGKILL, start again."""
 
@@ -86,6 +97,7 @@ class ServerProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SAHRAT_")}
         env.pop("DATABASE_URL", None)
         env.update({"DATABASE_URL": self.database_url, "PYTHONUNBUFFERED": "1"})
+        env.update(MACHINE_SPEED)
         env.update(self.extra_env)
         problems = []
         for attempt in range(3):  # a port picked free can be taken before uvicorn binds it
