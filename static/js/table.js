@@ -6,6 +6,7 @@ import { t, errorText } from "./i18n.js";
 import { api, session, ensureUser, rememberTable } from "./api.js";
 import { TableConnection } from "./conn.js";
 import { describeEvent } from "./describe.js";
+import { noteEvent } from "./fairness.js";
 import { renderKonkan, konkanSheet, konkanSummary } from "./konkan.js";
 import { renderConquian, conquianSheet, conquianSummary } from "./conquian.js";
 import { label } from "./cards.js";
@@ -33,6 +34,7 @@ export function showTable(main, tableId, { onUser }) {
 
   function addLog(events, by) {
     for (const ev of events) {
+      noteEvent(ev, st);
       const line = describeEvent(ev, nameOf);
       const mark = { timer: " ⏱", bot: " 🤖" }[by] || "";
       if (line) st.log.push(ev.seat !== null && ev.seat !== undefined ? line + mark : line);

@@ -10,6 +10,10 @@ from typing import Any
 
 import pytest
 
+from sahrat.rules import conquian, konkan
+from sahrat.rules.options import ConquianOptions, KonkanOptions
+from sahrat.rules.rng import round_secret
+
 from .conftest import DESKTOP, PHONE
 from .helpers import (
     bot_action,
@@ -238,13 +242,42 @@ def test_konkan_round_with_bots(new_page: Any, server: Any, lang: str) -> None:
     # commitment it was shown (SHA-256 in the browser) and says so.
     page.wait_for_function(
         "(texts) => texts.some((t) => document.body.innerText.includes(t))",
-        arg=[catalogue["fair.verified"], catalogue["fair.verified_late"]],
+        arg=[
+            catalogue["fair.verified"],
+            catalogue["fair.verified_late"],
+            catalogue["fair.hand_verified"],
+        ],
         timeout=10_000,
     )
     assert catalogue["fair.mismatch"] not in page.locator("body").inner_text()
+    assert catalogue["fair.hand_mismatch"] not in page.locator("body").inner_text()
     screenshot(page, "konkan-ar-round-end")
     page.wait_for_selector("#match-over")
     close_summary(page)
     page.click("#open-sheet")
     assert page.locator("#score-sheet tbody tr").count() == 1
     screenshot(page, "konkan-ar-sheet")
+
+
+@pytest.mark.parametrize(("game", "players"), [("konkan", 4), ("konkan", 3), ("conquian", 2)])
+def test_the_page_deals_a_revealed_seed_like_the_engine(
+    new_page: Any, game: str, players: int
+) -> None:
+    """The round-end check recomputes, in the browser, the deck a revealed round seed
+    gives and the cards it deals each seat: it must be the engine's deal exactly."""
+    engine = konkan if game == "konkan" else conquian
+    options = KonkanOptions(players=players) if game == "konkan" else ConquianOptions()
+    page = new_page("en")
+    for match_seed in ("table-7", "4b1d9e0c2f"):
+        state = engine.new_game(options, match_seed)
+        round_seed = round_secret(match_seed, 1).seed
+        hands = page.evaluate(
+            """async ([game, seed, players, dealer]) => {
+                const m = await import("/js/fairness.js");
+                const order = await m.dealtOrder(game, seed, 0);
+                return [...Array(players).keys()].map((seat) =>
+                    m.handFrom(order, { game, players, dealer, seat }).sort());
+            }""",
+            [game, round_seed, players, int(state.dealer)],
+        )
+        assert hands == [sorted(str(card) for card in hand) for hand in state.hands]
