@@ -194,6 +194,14 @@ def _drop_pg(name: str) -> None:
 # --- one configuration -------------------------------------------------------------------
 
 
+def _spawn(cmd: list[str], env: dict[str, str], workdir: Path, log: Any) -> Any:
+    """A server process pinned to the server core, its output in ``log``."""
+    pin = _pin(SERVER_CORE)
+    return subprocess.Popen(
+        cmd, env=env, cwd=workdir, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pin
+    )
+
+
 def _start_servers(
     scenario: Scenario, ports: list[int], workdir: Path, log: Any
 ) -> tuple[list[Any], Any]:
@@ -205,14 +213,7 @@ def _start_servers(
     python = str(Path(sys.executable))
     if scenario.kind == "peer":
         cmd = [python, str(HERE / "peer_uvicorn.py"), "--port", str(ports[0])]
-        proc = subprocess.Popen(
-            cmd,
-            env=env,
-            cwd=workdir,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            preexec_fn=_pin(SERVER_CORE),
-        )
+        proc = _spawn(cmd, env, workdir, log)
         _wait_ready(ports[0], "/", proc)
         return [proc], lambda: None
     if scenario.db == "postgres":
@@ -239,16 +240,7 @@ def _start_servers(
         for port in ports:
             cmd = [*sahrat.split(), "serve", "--host", "127.0.0.1", "--port", str(port)]
             cmd += ["--log-level", "warning"]
-            procs.append(
-                subprocess.Popen(
-                    cmd,
-                    env=env,
-                    cwd=workdir,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    preexec_fn=_pin(SERVER_CORE),
-                )
-            )
+            procs.append(_spawn(cmd, env, workdir, log))
             _wait_ready(port, "/readyz", procs[-1])
     except Exception:
         for proc in procs:

@@ -306,21 +306,20 @@ class WireClient:
         self, pred: Callable[[Message], bool], *, after: int = 0, timeout: float = WAIT_SECONDS
     ) -> Message:
         """The first message from index ``after`` on that satisfies ``pred``."""
-        deadline = asyncio.get_running_loop().time() + timeout
         index = after
-        while True:
-            self._new.clear()
+        found: list[Message] = []
+
+        def arrived() -> bool:
+            nonlocal index
             while index < len(self.messages):
                 if pred(self.messages[index]):
-                    return self.messages[index]
+                    found.append(self.messages[index])
+                    return True
                 index += 1
-            if self.closed:
-                raise AssertionError(f"{self.name}: closed while waiting; last: {self.tail()}")
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                raise AssertionError(f"{self.name}: timed out waiting; last: {self.tail()}")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._new.wait(), remaining)
+            return False
+
+        await self.wait_until(arrived, timeout)
+        return found[0]
 
     async def wait_until(self, cond: Callable[[], bool], timeout: float = WAIT_SECONDS) -> None:
         """Until ``cond()`` holds, checked at once and after each message received."""

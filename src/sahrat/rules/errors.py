@@ -45,6 +45,7 @@ class BadOption(RuleError):
     def __init__(self, option: str, message: str) -> None:
         super().__init__(f"option {option!r}: {message}")
         self.option = option
+        self.reason = message
 
 
 class BadRecord(RuleError):

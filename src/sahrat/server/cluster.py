@@ -45,7 +45,10 @@ import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from sahrat.rules.errors import BadOption
+
 from . import metrics
+from .dispatch import handle_text
 from .table import Connection, TableError
 
 if TYPE_CHECKING:
@@ -468,7 +471,7 @@ class Cluster:
         if found is None or table is None:
             self.send(origin, {"k": "close", "c": cid, "code": MOVED, "r": "table moved"})
             return
-        self.hub.background(asyncio.create_task(self.hub.handle(table, found[1], envelope["x"])))
+        self.hub.background(asyncio.create_task(handle_text(table, found[1], envelope["x"])))
 
     # --- calls ---------------------------------------------------------------------------
 
@@ -503,14 +506,11 @@ class Cluster:
                 reply["v"] = await self.hub.run_op(table, envelope["op"], envelope["a"])
             except TableError as error:
                 reply["e"] = {"code": error.code, "message": error.message, "status": error.status}
-            except Exception as error:  # BadOption and friends
-                from sahrat.rules.errors import BadOption
-
-                if isinstance(error, BadOption):
-                    reply["e"] = {"option": error.option, "message": error.message}
-                else:
-                    log.exception("call %s on table %s failed", envelope["op"], table_id)
-                    reply["e"] = {"code": "server_error", "message": str(error), "status": 500}
+            except BadOption as error:
+                reply["e"] = {"option": error.option, "reason": error.reason}
+            except Exception as error:
+                log.exception("call %s on table %s failed", envelope["op"], table_id)
+                reply["e"] = {"code": "server_error", "message": str(error), "status": 500}
         self.send(origin, reply)
 
     def _on_result(self, envelope: dict[str, Any]) -> None:
@@ -522,11 +522,7 @@ class Cluster:
         elif "e" in envelope:
             error = envelope["e"]
             if "option" in error:
-                from sahrat.rules.errors import BadOption, RuleError
-
-                bad = BadOption(error["option"], "")
-                RuleError.__init__(bad, error["message"])
-                future.set_exception(bad)
+                future.set_exception(BadOption(error["option"], error["reason"]))
             else:
                 future.set_exception(
                     TableError(error["code"], error["message"], int(error["status"]))
@@ -550,17 +546,14 @@ class Cluster:
 
 async def retrying(attempts: int, run: Callable[[], Awaitable[Any]]) -> Any:
     """Run ``run`` again when the table moved between looking its owner up and asking."""
-    for _ in range(attempts - 1):
+    for attempt in range(attempts):
         try:
             return await run()
         except Moved:
+            if attempt == attempts - 1:
+                break
             await asyncio.sleep(0.05)
-    try:
-        return await run()
-    except Moved:
-        raise TableError(
-            "unavailable", "the table is moving between servers; try again", 503
-        ) from None
+    raise TableError("unavailable", "the table is moving between servers; try again", 503)
 
 
 def _text(value: bytes | str | None) -> str | None:

@@ -13,11 +13,20 @@ import orjson
 from pydantic import ValidationError
 
 from .protocol import REACTIONS, Command, Ping, React
-from .table import Connection, Table
+from .table import Connection, Table, refusal
 
 
 def error_message(seq: int, code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "seq": seq, "payload": {"code": code, "message": message}}
+
+
+def refuse(conn: Connection, seq: int, cid: str | None, code: str, message: str) -> None:
+    """Refuse a message: a command with a usable ``cid`` gets its one ``reply``, anything
+    else an ``error``."""
+    if cid:
+        conn.send({"type": "reply", "seq": seq, "payload": refusal(cid, code, message)})
+    else:
+        conn.send(error_message(seq, code, message))
 
 
 async def handle_text(table: Table, conn: Connection, text: str) -> None:
@@ -58,19 +67,6 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
         problem = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
         )
-        if cid:
-            conn.send(
-                {
-                    "type": "reply",
-                    "seq": table.seq,
-                    "payload": {
-                        "cid": cid,
-                        "ok": False,
-                        "error": {"code": "bad_command", "message": problem},
-                    },
-                }
-            )
-        else:
-            conn.send(error_message(table.seq, "bad_command", problem))
+        refuse(conn, table.seq, cid, "bad_command", problem)
         return
     await table.command(conn, command)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC
 from typing import Any
@@ -32,7 +33,6 @@ from sahrat.store.models import GameTable, LogEntry, Seat, ServerSetting, User
 
 from . import metrics
 from .cluster import MOVED, Cluster, retrying
-from .dispatch import handle_text
 from .limits import Limits
 from .table import Connection, Table, TableError
 
@@ -168,38 +168,8 @@ class Hub:
             if row is None or row.status not in ("waiting", "playing"):
                 return None
             seats = (await session.scalars(select(Seat).where(Seat.table_id == row.id))).all()
-            players = int(options_for(row.game, row.options).players)
-            owners: list[int | None] = [None] * players
-            bots: list[str | None] = [None] * players
-            left: set[int] = set()
-            addresses: dict[int, str] = {}
-            for seat in seats:
-                owners[seat.seat] = seat.user_id
-                if seat.address is not None:
-                    addresses[seat.seat] = seat.address
-                bots[seat.seat] = seat.bot_level
-                if seat.left:
-                    left.add(seat.seat)
-            await self._remember_names([o for o in owners if o is not None], session)
-            table = Table(
-                self,
-                table_id=row.id,
-                game=row.game,
-                options=row.options,
-                private=row.private,
-                invite_code=row.invite_code,
-                creator_id=row.creator_id,
-                status=row.status,
-                seq=row.seq,
-                seats=owners,
-                # SQLite gives naive UTC datetimes (asyncpg aware UTC ones), not local time
-                deadline=row.deadline_at.replace(tzinfo=UTC).timestamp()
-                if row.deadline_at
-                else None,
-                bots=bots,
-                left=left,
-            )
-            table.addresses = addresses
+            await self._remember_names([s.user_id for s in seats if s.user_id is not None], session)
+            table = self._table_from_row(row, seats)
             if row.status == "playing":
                 entries = (
                     await session.scalars(
@@ -217,8 +187,35 @@ class Hub:
             for user in (await session.scalars(select(User).where(User.id.in_(missing)))).all():
                 self.names[user.id] = user.name
 
-    def _name(self, user_id: int | None) -> str | None:
-        return self.names.get(user_id) if user_id is not None else None
+    def _table_from_row(self, row: GameTable, seats: Sequence[Seat]) -> Table:
+        """A table as its database rows describe it (its match not yet replayed)."""
+        players = int(options_for(row.game, row.options).players)
+        owners: list[int | None] = [None] * players
+        bots: list[str | None] = [None] * players
+        left: set[int] = set()
+        for seat in seats:
+            owners[seat.seat] = seat.user_id
+            bots[seat.seat] = seat.bot_level
+            if seat.left:
+                left.add(seat.seat)
+        table = Table(
+            self,
+            table_id=row.id,
+            game=row.game,
+            options=row.options,
+            private=row.private,
+            invite_code=row.invite_code,
+            creator_id=row.creator_id,
+            status=row.status,
+            seq=row.seq,
+            seats=owners,
+            # SQLite gives naive UTC datetimes (asyncpg aware UTC ones), not local time
+            deadline=row.deadline_at.replace(tzinfo=UTC).timestamp() if row.deadline_at else None,
+            bots=bots,
+            left=left,
+        )
+        table.addresses = {seat.seat: seat.address for seat in seats if seat.address is not None}
+        return table
 
     def remember_name(self, user_id: int, name: str) -> None:
         self.names[user_id] = name
@@ -257,24 +254,13 @@ class Hub:
                 seq=0,
             )
             session.add(row)
-            await session.flush()
+            await session.flush()  # the row gets its id and its defaults
             table_id = row.id
             await self._remember_names([creator_id], session)
         # In a cluster another process's scan may take the new table first: then the
         # creator's seat is taken through it, like any forwarded operation.
         if self.cluster is None or await self.cluster.acquire(table_id):
-            self.tables[table_id] = Table(
-                self,
-                table_id=table_id,
-                game=game,
-                options=stored,
-                private=private,
-                invite_code=invite_code,
-                creator_id=creator_id,
-                status="waiting",
-                seq=0,
-                seats=[None] * int(parsed.players),
-            )
+            self.tables[table_id] = self._table_from_row(row, ())
         if sit:
             return dict(
                 await self.call(table_id, "join", user_id=creator_id, seat=None, address=address)
@@ -385,42 +371,9 @@ class Hub:
         return [self._row_info(row, by_table.get(row.id, []), viewer) for row in rows]
 
     def _row_info(self, row: GameTable, seats: list[Seat], viewer: int | None) -> dict[str, Any]:
-        table = self.tables.get(row.id)
-        if table is not None:
-            return table.info(viewer)
-        parsed = options_for(row.game, row.options)
-        taken = {seat.seat: seat for seat in seats}
-        owners = [taken[i].user_id if i in taken else None for i in range(int(parsed.players))]
-        show_code = viewer is not None and (viewer in owners or viewer == row.creator_id)
-        return {
-            "id": row.id,
-            "game": row.game,
-            "options": parsed.to_json(),
-            "private": row.private,
-            "invite_code": row.invite_code if show_code else None,
-            "status": row.status,
-            "coin_table": parsed.coin_table,
-            "creator_id": row.creator_id,
-            "seats": [
-                {
-                    "seat": i,
-                    "user_id": owners[i],
-                    "name": self._name(owners[i]),
-                    "connected": False,
-                    "away": False,
-                    "bot": i in taken and taken[i].bot_level is not None,
-                    "bot_level": taken[i].bot_level if i in taken else None,
-                    "left": i in taken and taken[i].left,
-                }
-                for i in range(len(owners))
-            ],
-            "seq": row.seq,
-            "seed_commitment": None,
-        }
-
-    async def handle(self, table: Table, conn: Connection, text: str) -> None:
-        """One message from a player's connection (local or forwarded)."""
-        await handle_text(table, conn, text)
+        """A table's info: from this process if it serves it, else from its rows."""
+        table = self.tables.get(row.id) or self._table_from_row(row, seats)
+        return table.info(viewer)
 
     def track_socket(self, digest: str, conn: Connection) -> None:
         self.sockets.setdefault(digest, set()).add(conn)

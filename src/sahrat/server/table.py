@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import ModuleType
@@ -547,23 +547,23 @@ class Table:
             try:
                 reply = await self._command(conn, command)
             except TableError as error:  # this process no longer serves the table
-                reply = _error(command.cid, error.code, error.message)
+                reply = refusal(command.cid, error.code, error.message)
             except IntegrityError:  # another process wrote this seq: it owns the table now
                 self.log.warning("table %s: another process wrote its log; letting go", self.id)
                 self.hub.drop(self.id, "this table moved to another server; reconnect")
-                reply = _error(
+                reply = refusal(
                     command.cid, "unavailable", "the table moved to another server; send it again"
                 )
             except Exception:  # the log could not be written: nothing was applied
                 self.log.exception("table %s: command %s not saved", self.id, command.cid)
-                reply = _error(
+                reply = refusal(
                     command.cid,
                     "unavailable",
                     "the move could not be saved and was not played; send it again",
                 )
         conn.send(self._message("reply", reply))
-        refusal = reply.get("error")
-        metrics.COMMANDS.labels(refusal["code"] if refusal else "ok").inc()
+        problem = reply.get("error")
+        metrics.COMMANDS.labels(problem["code"] if problem else "ok").inc()
         metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
 
     def _check_lease(self) -> None:
@@ -576,14 +576,14 @@ class Table:
     async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
         seat = conn.seat
         if seat is None:
-            return _error(command.cid, "spectator", "spectators cannot play")
+            return refusal(command.cid, "spectator", "spectators cannot play")
         earlier = self.replies.get((seat, command.cid))
         if earlier is not None:
             return earlier  # a duplicate gets its earlier answer
         if self.status != "playing" or self.state is None:
-            return _error(command.cid, "not_playing", f"the table is {self.status}, not playing")
+            return refusal(command.cid, "not_playing", f"the table is {self.status}, not playing")
         if command.seq != self.seq:
-            reply = _error(
+            reply = refusal(
                 command.cid,
                 "stale",
                 f"the table is at seq {self.seq}; your command was sent at seq {command.seq}",
@@ -597,11 +597,11 @@ class Table:
             action = self.engine.action_from_json(raw)
             state, events = self.engine.apply(self.state, action)
         except _SeatError:
-            return _error(command.cid, "not_your_seat", "you can only play for your own seat")
+            return refusal(command.cid, "not_your_seat", "you can only play for your own seat")
         except RuleError as error:
-            return _error(command.cid, error.code, error.message)
+            return refusal(command.cid, error.code, error.message)
         except (TypeError, ValueError, AttributeError) as error:
-            return _error(command.cid, "bad_action", f"not an action: {error}")
+            return refusal(command.cid, "bad_action", f"not an action: {error}")
         step = Step(
             self.seq + 1, self.engine.action_to_json(action), events, "player", seat, command.cid
         )
@@ -737,14 +737,21 @@ class Table:
 
     async def _bot_move(self, seq: int) -> None:
         await asyncio.sleep(self.hub.settings.bot_delay_seconds)
+        await self._unattended("bot", self._bot_step(seq), self._schedule_bot)
+
+    async def _unattended(
+        self, who: str, step: Coroutine[Any, Any, None], again: Callable[[], None]
+    ) -> None:
+        """Make a move nobody waits for (a bot's, the timer's): if the table moved, its
+        new owner makes it; if it could not be saved, ``again`` a second later."""
         try:
-            await self._bot_step(seq)
+            await step
         except TableError:
-            return  # the table moved: its new owner's bot plays
+            return
         except Exception:
-            self.log.exception("table %s: the bot's move was not saved; trying again", self.id)
+            self.log.exception("table %s: the %s's move was not saved; trying again", self.id, who)
             await asyncio.sleep(1.0)
-            self._schedule_bot()
+            again()
 
     async def _bot_step(self, seq: int) -> None:
         async with self.lock:
@@ -794,15 +801,12 @@ class Table:
 
     async def _expire(self, seq: int, deadline: float) -> None:
         await asyncio.sleep(max(0.0, deadline - time.time()))
-        try:
-            await self._expire_now(seq)
-        except TableError:
-            return  # the table moved: its new owner's timer plays
-        except Exception:
-            self.log.exception("table %s: the timer's move was not saved; trying again", self.id)
-            await asyncio.sleep(1.0)
+
+        def again() -> None:
             if self.seq == seq and self.status == "playing":
                 self._timer = asyncio.create_task(self._expire(seq, time.time()))
+
+        await self._unattended("timer", self._expire_now(seq), again)
 
     async def _expire_now(self, seq: int) -> None:
         async with self.lock:
@@ -851,7 +855,8 @@ class _SeatError(Exception):
     pass
 
 
-def _error(cid: str, code: str, message: str) -> dict[str, Any]:
+def refusal(cid: str, code: str, message: str) -> dict[str, Any]:
+    """The payload of a ``reply`` refusing command ``cid``."""
     return {"cid": cid, "ok": False, "error": {"code": code, "message": message}}
 
 

@@ -30,7 +30,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from . import metrics
 from .auth import token_digest, token_session
-from .dispatch import error_message
+from .dispatch import error_message, handle_text, refuse
 from .hub import Hub
 from .limits import ConnectionLimit
 from .table import Connection, Table, TableError
@@ -106,7 +106,7 @@ async def _serve_local(
     table.connect(conn, since)
     try:
         async for text in _texts(websocket, conn, hub, lambda: table.seq):
-            await hub.handle(table, conn, text)
+            await handle_text(table, conn, text)
     finally:
         table.disconnect(conn)
         await asyncio.gather(sender, return_exceptions=True)
@@ -175,18 +175,13 @@ def _refuse(conn: Connection, rate: ConnectionLimit, text: str | None, seq: int)
     if rate.abusive:
         conn.close(4429, "too many messages; slow down before reconnecting")
         return
-    problem = {"code": "rate_limited", "message": "too many messages; slow down"}
     cid = None
     if text is not None and len(text) < 4096:
         with contextlib.suppress(ValueError):
             data = json.loads(text)
             if isinstance(data, dict) and data.get("type") == "command":
                 cid = data.get("cid") if isinstance(data.get("cid"), str) else None
-    if cid:
-        payload = {"cid": cid, "ok": False, "error": problem}
-        conn.send({"type": "reply", "seq": seq, "payload": payload})
-    else:
-        conn.send({"type": "error", "seq": seq, "payload": problem})
+    refuse(conn, seq, cid, "rate_limited", "too many messages; slow down")
 
 
 async def _send_loop(websocket: WebSocket, conn: Connection) -> None:
