@@ -30,7 +30,7 @@ test: lint
 # Every hardening test at its full count (docs/hardening.md); make test runs them small.
 hardening: $(STAMP)
 	SAHRAT_FUZZ_COMMANDS=100000 SAHRAT_LEAK_MATCHES=500 SAHRAT_REST_FUZZ_EXAMPLES=300 \
-	SAHRAT_FAULT_TABLES=100 SAHRAT_FAULT_KILLS=10 \
+	SAHRAT_FAULT_TABLES=100 SAHRAT_FAULT_KILLS=10 SAHRAT_REPLAY_ACTIONS=40000 \
 	$(BIN)/pytest tests/hardening -q -s
 
 bench: $(STAMP)

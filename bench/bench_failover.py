@@ -94,8 +94,17 @@ class SeatSocket:
         if self.ws is not None and self.reader is not None and not self.reader.done():
             return True
         since = f"&since={self.seq}" if self.seq >= 0 else ""
-        url = f"ws://127.0.0.1:{self.node.port}/ws/tables/{self.table_id}?token={self.token}"
         try:
+            async with httpx.AsyncClient(base_url=self.node.url, timeout=5) as http:
+                ticket = await http.post(
+                    f"/api/tables/{self.table_id}/ticket",
+                    headers={"Authorization": f"Bearer {self.token}"},
+                )
+            ticket.raise_for_status()
+            url = (
+                f"ws://127.0.0.1:{self.node.port}/ws/tables/{self.table_id}"
+                f"?ticket={ticket.json()['ticket']}"
+            )
             self.ws = await websockets.connect(url + since, open_timeout=5)
         except Exception:
             self.ws = None
@@ -153,7 +162,7 @@ async def one_try(owner: Node, other: Node, sig: int, redis: Any, prefix: str) -
         (t1, u1), (t2, _u2) = await _guest(h1), await _guest(h2)
         created = await h1.post(
             "/api/tables",
-            json={"game": "conquian", "options": {}},
+            json={"game": "conquian", "options": {"break_seconds": 0}},
             headers={"Authorization": f"Bearer {t1}"},
         )
         table_id = int(created.raise_for_status().json()["id"])

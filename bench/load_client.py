@@ -388,7 +388,8 @@ class SahratTable:
         cfg = self.worker.config
         home, seat_ports = self.worker.placement(self.players)
         http = self.worker.https.get(home, self.worker.http)
-        options: dict[str, Any] = {"turn_seconds": 300}
+        # no pause between rounds: the load measures moves, not reading time
+        options: dict[str, Any] = {"turn_seconds": 300, "break_seconds": 0}
         if cfg.game == "konkan":
             options["players"] = cfg.players
         r = await http.post(
@@ -405,10 +406,15 @@ class SahratTable:
             r.raise_for_status()
         self.seats = [SahratSeat(self, s, token) for s, token in enumerate(self.tokens)]
         for seat, port in zip(self.seats, seat_ports, strict=True):
+            # A one-time ticket (any process of a cluster takes it): tokens stay out of URLs.
+            r = await http.post(
+                f"/api/tables/{self.id}/ticket", headers={"Authorization": f"Bearer {seat.token}"}
+            )
+            r.raise_for_status()
             await open_socket(
                 cfg.host,
                 port,
-                f"/ws/tables/{self.id}?token={seat.token}",
+                f"/ws/tables/{self.id}?ticket={r.json()['ticket']}",
                 seat.on_text,
                 seat.on_close,
                 seat.bind,

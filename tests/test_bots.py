@@ -204,6 +204,59 @@ def test_konkan_distance() -> None:
     assert konkan_bot.konkan_distance(parse_cards("2S 3S 4S 5S 6S JK 8S 9S TS JS KH KD KC KS")) == 0
 
 
+def test_konkan_distance_counts_a_joker_standing_in_the_run_for_a_card_the_set_uses() -> None:
+    # AC…8C JK TC JC beside 9H 9C' JK': the hand is a Konkan already
+    hand = parse_cards("3C JK 7C 6C 4C' 2C 5C' 8C' AC' JC 9H TC 9C' JK'")
+    assert konkan_bot.konkan_distance(hand) == 0
+
+
+def lone_joker_and_a_fitting_discard() -> konkan.KonkanState:
+    """Seat 0 has opened and holds only JK'; the card on the pile, 9S', fits its run."""
+    state = konkan_game({0: "2S 3S 4S 5S 6S 7S 8S KH KD KC QH QD QC JK' 5D", 3: "9S'"}, "2D 3D 4D")
+    opening = tuple(tuple(parse_cards(meld)) for meld in ("2S 3S 4S 5S 6S 7S 8S", "KH KD KC"))
+    state, _ = konkan.apply(state, konkan.LayDown(0, (*opening, tuple(parse_cards("QH QD QC")))))
+    state, _ = konkan.apply(state, konkan.Discard(0, parse_card("5D")))
+    for seat in (1, 2, 3):  # the others draw and throw; seat 3 throws 9S'
+        state, _ = konkan.apply(state, konkan.Draw(seat))
+        thrown = parse_card("9S'") if seat == 3 else state.drawn
+        assert thrown is not None
+        state, _ = konkan.apply(state, konkan.Discard(seat, thrown))
+    assert konkan.to_act(state) == 0 and state.phase is konkan.Phase.DRAW
+    assert state.hands[0] == parse_cards("JK'") and state.discard[-1] == parse_card("9S'")
+    return state
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_a_lone_joker_does_not_take_a_card_it_can_only_lay_off(level: str) -> None:
+    # taking 9S' onto the run would leave nothing but the joker to discard
+    state = lone_joker_and_a_fitting_discard()
+    action = bot_for("konkan", level)(konkan.view(state, 0))
+    assert konkan.check_action(state, action) is None, action
+    assert action == konkan.Draw(0)
+
+
+KONKAN_NEEDING_A_STAND_IN = "3C JK 7C 6C 4C' 2C 5C' 8C' QD AC' JC 9H TC 9C' JK'"
+
+
+@pytest.mark.parametrize(
+    "player",
+    [simple_konkan.act, konkan_bot.KonkanBot(strict=True).act, konkan_bot.act],
+    ids=["simple", "strong", "strong-stateless"],
+)
+def test_a_committed_player_holding_a_konkan_lays_it(player: Player) -> None:
+    # the last (only) round; the opener commits, then holds AC…8C JK TC JC + 9H 9C' JK' + QD
+    state = konkan_game({0: KONKAN_NEEDING_A_STAND_IN}, rounds=1)
+    state, _ = konkan.apply(state, konkan.Commit(0))
+    action = player(konkan.view(state, 0))
+    assert isinstance(action, konkan.LayDown), action
+    state, _ = konkan.apply(state, action)
+    assert state.hands[0] == parse_cards("QD")
+    state, events = konkan.apply(state, konkan.Discard(0, parse_card("QD")))
+    finish = [event for event in events if event.type == "round_end"]
+    assert finish and finish[0].public["finish"] == "committed_konkan"
+    assert state.over  # the last round: the Konkan wins the match
+
+
 # --- Conquian scenarios ------------------------------------------------------------------------
 
 

@@ -206,7 +206,6 @@ async def test_payout_shares() -> None:
     assert ledger.payout_shares(300, 3, [2, 1, 3], 1) == {1: 210, 0: 90}
     assert ledger.payout_shares(401, 4, [3, 2, 4, 1], 3) == {3: 280, 1: 121}
     assert ledger.payout_shares(100, 2, None, 0) == {0: 100}  # Conquian
-    with pytest.raises(ledger.LedgerError):
-        ledger.payout_shares(300, 3, [1, 2, 2], 0)
-    with pytest.raises(ledger.LedgerError):
-        ledger.payout_shares(300, 3, [1, 1, 3], 0)
+    # Tied places share their prizes (docs/rules.md §1.9): a finished match always pays.
+    assert ledger.payout_shares(300, 3, [1, 2, 2], 0) == {0: 210, 1: 45, 2: 45}
+    assert ledger.payout_shares(300, 3, [1, 1, 3], None) == {0: 150, 1: 150}

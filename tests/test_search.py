@@ -8,9 +8,10 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sahrat.rules.cards import Card, Rank, Suit, joker, parse_cards
+from sahrat.rules.cards import SUITS, Card, Rank, Suit, joker, konkan_deck, parse_cards
 from sahrat.rules.errors import InvalidMeld
-from sahrat.rules.melds import AceValue, build_meld
+from sahrat.rules.konkan import is_konkan
+from sahrat.rules.melds import ACE_HIGH, AceValue, MeldKind, build_meld
 from sahrat.rules.search import best_melds, best_opening, hand_out, konkan_out
 
 # Dense hands: 4 suits × ranks Q K A 2 3 (around the ace, the hard case) plus jokers.
@@ -118,3 +119,120 @@ def test_konkan_shapes_are_found() -> None:
     found = konkan_out(eleven_and_three)
     assert found is not None and [len(m) for m in found.melds] == [11, 3]
     assert konkan_out(parse_cards("AS 2S 3S 4S 5S 6S 7S 8S 9S KC KD KH KS' 4D 5D")) is None
+
+
+def test_konkan_with_a_joker_standing_in_the_run_for_a_card_the_set_uses() -> None:
+    # the run AC'…8C' JK TC JC leaves 9C' to the set 9H 9C' JK'; QD is discarded
+    hand = parse_cards("3C JK 7C 6C 4C' 2C 5C' 8C' QD AC' JC 9H TC 9C' JK'")
+    found = konkan_out(hand)
+    assert found is not None
+    assert [str(card) for card in found.left] == ["QD"]
+    check_konkan(hand, found.melds, found.left, found.value, AceValue.ALWAYS_11)
+    assert found.value == brute_force_konkan(hand, AceValue.ALWAYS_11)
+
+
+def check_konkan(
+    hand: list[Card],
+    melds: tuple[tuple[Card, ...], ...],
+    left: tuple[Card, ...],
+    value: int,
+    ace: AceValue,
+) -> None:
+    """The engine accepts these melds as a Konkan laid from ``hand``, worth ``value``."""
+    built = [build_meld(meld) for meld in melds]
+    assert is_konkan(built)
+    used = [card for meld in melds for card in meld]
+    assert sorted([*used, *left], key=lambda c: c.key) == sorted(hand, key=lambda c: c.key)
+    assert len(left) == 1 and not left[0].is_joker
+    assert sum(meld.value(ace) for meld in built) == value
+
+
+def brute_force_konkan(hand: list[Card], ace: AceValue) -> int | None:
+    """The best Konkan value over every split of ``hand`` into a set, a run and a real
+    card to discard, each meld validated by the engine (None: no Konkan)."""
+    jokers = [i for i, card in enumerate(hand) if card.is_joker]
+    # a set is cards of one rank and jokers: every such choice of 3 or 4 is tried
+    groups = {tuple(i for i, card in enumerate(hand) if card.rank is rank) for rank in Rank}
+    best: int | None = None
+    for group in groups:
+        for set_size in (3, 4):
+            for combo in combinations([*group, *jokers], set_size):
+                try:
+                    meld = build_meld([hand[i] for i in combo])
+                except InvalidMeld:
+                    continue
+                others = [card for i, card in enumerate(hand) if i not in combo]
+                for discard in others:
+                    if discard.is_joker:
+                        continue
+                    run = tuple(
+                        sorted((c for c in others if c is not discard), key=lambda c: c.key)
+                    )
+                    if len({card.suit for card in run if not card.is_joker}) != 1:
+                        continue  # not one suit: never a run (skips the engine's slower check)
+                    run_value = meld_value_any_joker_place(run, ace)
+                    if meld.kind is MeldKind.SET and run_value is not None:
+                        value = meld.value(ace) + run_value
+                        best = value if best is None else max(best, value)
+    return best
+
+
+DECK = konkan_deck()
+REAL_CARDS = [card for card in DECK if not card.is_joker]
+
+
+@st.composite
+def konkan_hands(draw: st.DrawFn) -> list[Card]:
+    """15 cards holding a Konkan by construction, jokers standing in either meld (the card
+    a joker replaces is dropped or kept as the discard); sometimes one card is then
+    swapped for another, which may break it."""
+    run_length, set_size = (10, 4) if draw(st.booleans()) else (11, 3)
+    suit = SUITS[draw(st.integers(0, 3))]
+    start = draw(st.integers(1, ACE_HIGH - run_length + 1))
+    ranks = [Rank.ACE if p == ACE_HIGH else Rank(p) for p in range(start, start + run_length)]
+    run = [Card(rank, suit) for rank in ranks]
+    # the set's rank is often one the run holds: the hard case for the search
+    if draw(st.booleans()):
+        set_rank = ranks[draw(st.integers(0, run_length - 1))]
+    else:
+        set_rank = Rank(draw(st.integers(1, 13)))
+    set_suits = draw(SUIT_ORDERS)[:set_size]
+    set_ = [Card(set_rank, s, 1 if Card(set_rank, s) in run else 0) for s in set_suits]
+    # where the jokers stand: 0 (in the run) on the set's rank, 1 anywhere in the meld, 2 not
+    replaced: list[Card] = []
+    jokers = iter([joker(0), joker(1)])
+    for meld in (run, set_):
+        place = draw(st.integers(0, 2))
+        if place == 2:
+            continue
+        index = draw(st.integers(0, len(meld) - 1))
+        if place == 0 and set_rank in ranks and meld is run:
+            index = ranks.index(set_rank)
+        replaced.append(meld[index])
+        meld[index] = next(jokers)
+    hand = run + set_
+    if replaced and draw(st.booleans()):
+        hand.append(replaced[draw(st.integers(0, len(replaced) - 1))])
+    else:
+        spare = [card for card in REAL_CARDS if card not in set(hand)]
+        hand.append(spare[draw(st.integers(0, len(spare) - 1))])
+    if draw(st.booleans()):
+        others = [card for card in DECK if card not in set(hand)]
+        hand[draw(st.integers(0, 14))] = others[draw(st.integers(0, len(others) - 1))]
+    draw(SHUFFLES).shuffle(hand)
+    return hand
+
+
+SUIT_ORDERS = st.permutations(SUITS)
+SHUFFLES = st.randoms(use_true_random=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(konkan_hands(), st.sampled_from(list(AceValue)))
+def test_konkan_out_agrees_with_a_brute_force(hand: list[Card], ace: AceValue) -> None:
+    expected = brute_force_konkan(hand, ace)
+    found = konkan_out(hand, ace)
+    assert (found is None) == (expected is None)
+    if found is not None:
+        check_konkan(hand, found.melds, found.left, found.value, ace)
+        assert found.value == expected

@@ -48,7 +48,15 @@ class Server:
 
 
 def _settings(tmp_path: Path) -> Settings:
-    return Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'sahrat.db'}")
+    # Every in-process client has one (unknown) address: the account limits are lifted,
+    # the coin-table rules too (tests/server/test_farming.py tests them on a real server).
+    return Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'sahrat.db'}",
+        SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR=1_000_000,
+        SAHRAT_LOGINS_PER_ADDRESS_MINUTE=1_000_000,
+        SAHRAT_GUESTS_AT_COIN_TABLES=True,
+        SAHRAT_COIN_TABLE_MIN_MATCHES=0,
+    )
 
 
 @pytest_asyncio.fixture
@@ -356,10 +364,10 @@ async def test_a_private_table_is_joined_by_its_invite_code(server: Server) -> N
     assert table["private"] is True and code
 
     assert (await client.get("/api/tables")).json() == []
-    # Only seated players (and the creator) see the code.
+    # Only seated players and the creator see the code; a stranger, not even the table.
     seen = await client.get(f"/api/tables/{table['id']}", headers=stranger)
-    assert seen.status_code == 200 and seen.json()["invite_code"] is None
-    assert (await client.get(f"/api/tables/{table['id']}")).json()["invite_code"] is None
+    assert seen.status_code == 404 and _code(seen) == "no_such_table"
+    assert (await client.get(f"/api/tables/{table['id']}")).status_code == 404
     mine = await client.get(f"/api/tables/{table['id']}", headers=owner)
     assert mine.json()["invite_code"] == code
 
@@ -480,6 +488,7 @@ async def test_the_openapi_schema_lists_every_endpoint(server: Server) -> None:
         "/api/tables/{table_id}/join": {"post"},
         "/api/tables/{table_id}/leave": {"post"},
         "/api/tables/{table_id}/start": {"post"},
+        "/api/tables/{table_id}/ticket": {"post"},
         "/api/tables/{table_id}/matches": {"get"},
         "/api/matches/{match_id}": {"get"},
         "/api/me/ledger": {"get"},

@@ -38,13 +38,30 @@ def _simulate(args: argparse.Namespace) -> int:
     return 1 if summary.violations else 0
 
 
-def _replay(args: argparse.Namespace) -> int:
+def _read_record(path: str) -> GameRecord | None:
+    """The record in ``path`` (a record, or a match as the API returns it), or None
+    after a one-line message saying why it is not one."""
     try:
-        record = GameRecord.load(args.file)
+        return GameRecord.load(path)
     except (OSError, RuleError) as error:
-        print(f"cannot read {args.file}: {error}", file=sys.stderr)
+        print(f"cannot read {path}: {error}", file=sys.stderr)
+        return None
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """0 when every action is accepted, 1 when one is refused, 2 when the file is not a
+    record (nor a match from the API), or its options, seats or decks are not valid."""
+    record = _read_record(args.file)
+    if record is None:
         return 2
     out = replay_summary(record)
+    if "error" in out and out["error"]["index"] is None:  # refused before any action
+        failed = out["error"]
+        print(
+            f"not a valid record: {args.file}: {failed['code']}: {failed['message']}",
+            file=sys.stderr,
+        )
+        return 2
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
@@ -67,7 +84,9 @@ def _verify(args: argparse.Namespace) -> int:
 
     try:
         if args.file is not None:
-            record = fairness.load_record(args.file)
+            record = _read_record(args.file)
+            if record is None:
+                return 2
             seen = fairness.parse_commitments(args.commitment)
             report = fairness.verify_record(
                 record, commitments=seen, match_commitment=args.match_commitment
@@ -110,9 +129,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from sahrat.server.app import GracefulServer
+    from sahrat.server.app import GracefulServer, uvicorn_config
     from sahrat.settings import get_settings
 
     settings = get_settings()
@@ -120,14 +137,7 @@ def _serve(args: argparse.Namespace) -> int:
     port = args.port or settings.port
     print(f"Sahrat: open http://{host}:{port}/ in a browser to play", flush=True)
     # The app migrates the database in its lifespan, before it accepts anything.
-    config = uvicorn.Config(
-        "sahrat.server.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        log_level=args.log_level,
-        log_config=None if settings.log_format == "json" else uvicorn.config.LOGGING_CONFIG,
-    )
+    config = uvicorn_config(settings, host, port, args.log_level)
     try:
         GracefulServer(config).run()
     except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down cleanly
@@ -147,8 +157,10 @@ def _migrate(args: argparse.Namespace) -> int:
 SCHEMA_MODELS = (
     "Command",
     "Ping",
+    "Continue",
     "React",
     "Reaction",
+    "BreakInfo",
     "Snapshot",
     "Update",
     "Reply",

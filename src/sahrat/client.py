@@ -117,12 +117,20 @@ async def play(
             print(f"refused: {response.json().get('detail')}", file=sys.stderr)
             return 1
         info = response.json()
+        # The socket opens with a one-time ticket: the token never goes in a URL.
+        ticket = await http.post(f"/api/tables/{info['id']}/ticket", headers=headers)
+        if ticket.status_code >= 400:
+            print(f"refused: {ticket.json().get('detail')}", file=sys.stderr)
+            return 1
     game = info["game"]
     print(f"table {info['id']} ({game}); others join with: sahrat play --table {info['id']}")
-    ws_url = server.replace("http", "ws", 1) + f"/ws/tables/{info['id']}?token={guest['token']}"
+    ws_url = (
+        server.replace("http", "ws", 1)
+        + f"/ws/tables/{info['id']}?ticket={ticket.json()['ticket']}"
+    )
     engine = engine_for(game)
     async with websockets.connect(ws_url, max_size=2**22) as socket:
-        state: dict[str, Any] = {"seq": 0, "view": None, "seat": None}
+        state: dict[str, Any] = {"seq": 0, "view": None, "seat": None, "pause": None}
         loop = asyncio.get_running_loop()
 
         async def send(action: dict[str, Any]) -> None:
@@ -143,12 +151,24 @@ async def play(
                 if kind in ("snapshot", "resume"):
                     snap = payload if kind == "snapshot" else payload["snapshot"]
                     state["seat"], state["view"] = snap["seat"], snap["view"]
+                    state["pause"] = snap.get("round_break")
                     print(describe_view(state["view"], state["seat"]))
                 elif kind == "update":
                     state["view"] = payload["view"]
+                    state["pause"] = payload.get("round_break")
                     for event in payload["events"]:
                         print("  ·", json.dumps(event, ensure_ascii=False))
                     print(describe_view(state["view"], state["seat"]))
+                elif kind == "break":
+                    state["pause"] = payload["round_break"]
+                    if state["pause"] is None:
+                        print("the next round is on")
+                pause = state["pause"]
+                if pause and state["seat"] in pause["waiting"] and kind != "break":
+                    if auto:
+                        await socket.send('{"type": "continue"}')
+                    else:
+                        print("the round is over: type `continue` to play the next one")
                 elif kind == "reply" and not payload["ok"]:
                     print(f"refused: {payload['error']['code']}: {payload['error']['message']}")
                 elif kind == "error":
@@ -160,7 +180,8 @@ async def play(
                     auto
                     and view
                     and view.get("turn") == state["seat"]
-                    and kind in ("snapshot", "update", "resume")
+                    and state["pause"] is None
+                    and kind in ("snapshot", "update", "resume", "break")
                 ):
                     from sahrat.simulate import bot_for
 
@@ -177,6 +198,9 @@ async def play(
             if not line or line.strip() == "quit":
                 break
             if not line.strip():
+                continue
+            if line.strip() == "continue":
+                await socket.send('{"type": "continue"}')
                 continue
             try:
                 await send(parse_move(line, game))

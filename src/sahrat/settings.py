@@ -47,6 +47,14 @@ class Settings(BaseSettings):
     bot_delay_seconds: float = Field(
         default=0.8, alias="SAHRAT_BOT_DELAY_SECONDS", description="a bot's pause before moving"
     )
+    timer_turns_to_forfeit: int = Field(
+        default=3,
+        ge=0,
+        alias="SAHRAT_TIMER_TURNS_TO_FORFEIT",
+        description="turns in a row the timer may play for a seat before the seat is "
+        "forfeited like a player who left (a bot plays it at a free table, the timer at a "
+        "coin table; its player may come back); 0: never",
+    )
     bot_level: str = Field(
         default="strong",
         alias="SAHRAT_BOT_LEVEL",
@@ -93,6 +101,72 @@ class Settings(BaseSettings):
         "a WebSocket; empty: only the server's own origin; '*': any. Clients that send no "
         "Origin (programs, not browsers) are always let in",
     )
+    ticket_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        alias="SAHRAT_TICKET_SECONDS",
+        description="how long a WebSocket ticket (POST /api/tables/{id}/ticket) stays "
+        "usable; each opens one socket, once",
+    )
+    request_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        alias="SAHRAT_REQUEST_TIMEOUT_SECONDS",
+        description="an HTTP request (line, headers and body) must arrive within this long "
+        "of the connection's opening or the previous response, or the connection is closed "
+        "(against slow-sending clients)",
+    )
+    max_request_head_bytes: int = Field(
+        default=16_384,
+        gt=0,
+        alias="SAHRAT_MAX_REQUEST_HEAD_BYTES",
+        description="bytes of request line and headers before the connection is closed",
+    )
+    keep_alive_seconds: int = Field(
+        default=5,
+        gt=0,
+        alias="SAHRAT_KEEP_ALIVE_SECONDS",
+        description="an idle keep-alive HTTP connection is closed after this long",
+    )
+    max_connections: int = Field(
+        default=4096,
+        gt=0,
+        alias="SAHRAT_MAX_CONNECTIONS",
+        description="open connections and requests in progress beyond which a new request "
+        "is answered 503 (keep it under the process's open-file limit)",
+    )
+    max_frame_bytes: int = Field(
+        default=1_048_576,
+        gt=0,
+        alias="SAHRAT_MAX_FRAME_BYTES",
+        description="a WebSocket message larger than this closes the socket (1009) before "
+        "it is read; up to it, one over SAHRAT_MAX_MESSAGE_BYTES is answered "
+        "message_too_large",
+    )
+    ws_ping_seconds: float = Field(
+        default=20.0,
+        gt=0,
+        alias="SAHRAT_WS_PING_SECONDS",
+        description="the server pings each WebSocket this often and closes it when no pong "
+        "comes back within as long again (dead clients, half-open connections)",
+    )
+    metrics_token: str | None = Field(
+        default=None,
+        alias="SAHRAT_METRICS_TOKEN",
+        description="if set, /metrics answers only requests with 'Authorization: Bearer "
+        "<this>' (404 otherwise)",
+    )
+    metrics_port: int | None = Field(
+        default=None,
+        alias="SAHRAT_METRICS_PORT",
+        description="if set, /metrics is served on this port of SAHRAT_METRICS_HOST and "
+        "no longer on the public port (404 there)",
+    )
+    metrics_host: str = Field(
+        default="127.0.0.1",
+        alias="SAHRAT_METRICS_HOST",
+        description="the address the metrics port listens on",
+    )
     message_rate: float = Field(
         default=20.0,
         gt=0,
@@ -119,11 +193,104 @@ class Settings(BaseSettings):
         description="messages refused for the rate within a minute before the connection "
         "is closed (4429)",
     )
+    max_sockets_per_account: int = Field(
+        default=8,
+        gt=0,
+        alias="SAHRAT_MAX_SOCKETS_PER_ACCOUNT",
+        description="WebSockets one account may hold open on one process; one more is "
+        "closed with 4409",
+    )
+    max_spectators_per_table: int = Field(
+        default=200,
+        ge=0,
+        alias="SAHRAT_MAX_SPECTATORS_PER_TABLE",
+        description="spectator sockets a table takes (its players always get in); one more "
+        "is closed with 4410",
+    )
+    max_open_tables_per_account: int = Field(
+        default=3,
+        gt=0,
+        alias="SAHRAT_MAX_OPEN_TABLES_PER_ACCOUNT",
+        description="waiting or playing tables one account may have created (admins' "
+        "tables do not count); one more is refused with 409 too_many_tables",
+    )
+    waiting_table_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        alias="SAHRAT_WAITING_TABLE_SECONDS",
+        description="a waiting table that nobody has had a socket open to and whose seats "
+        "have not changed for this long is closed (its seats freed)",
+    )
     one_address_per_coin_table: bool = Field(
         default=True,
         alias="SAHRAT_ONE_ADDRESS_PER_COIN_TABLE",
         description="two accounts joining from one network address cannot sit at the same "
         "coin table (against collusion)",
+    )
+    guests_at_coin_tables: bool = Field(
+        default=False,
+        alias="SAHRAT_GUESTS_AT_COIN_TABLES",
+        description="guests may sit at coin tables (off: a coin table needs a registered "
+        "account; docs/economy.md)",
+    )
+    coin_table_min_matches: int = Field(
+        default=3,
+        ge=0,
+        alias="SAHRAT_COIN_TABLE_MIN_MATCHES",
+        description="finished matches, each with at least one move of the player's own, an "
+        "account needs before it may sit at a coin table",
+    )
+    new_accounts_per_address_hour: int = Field(
+        default=10,
+        gt=0,
+        alias="SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR",
+        description="accounts (guests and sign-ups) one network address may create in an "
+        "hour (an IPv6 /64 counts as one address); more are answered 429",
+    )
+    new_accounts_per_minute: int = Field(
+        default=60,
+        gt=0,
+        alias="SAHRAT_NEW_ACCOUNTS_PER_MINUTE",
+        description="accounts one server process creates in a minute, from every address",
+    )
+    logins_per_address_minute: int = Field(
+        default=10,
+        gt=0,
+        alias="SAHRAT_LOGINS_PER_ADDRESS_MINUTE",
+        description="password logins one network address may try in a minute",
+    )
+    logins_per_name_hour: int = Field(
+        default=20,
+        gt=0,
+        alias="SAHRAT_LOGINS_PER_NAME_HOUR",
+        description="password logins to one account name that may be tried in an hour",
+    )
+    logins_per_minute: int = Field(
+        default=600,
+        gt=0,
+        alias="SAHRAT_LOGINS_PER_MINUTE",
+        description="password logins one server process tries in a minute, from everywhere",
+    )
+    hash_threads: int = Field(
+        default=2,
+        gt=0,
+        alias="SAHRAT_HASH_THREADS",
+        description="threads that hash and check passwords (Argon2id, 64 MiB each), off "
+        "the event loop",
+    )
+    hash_queue: int = Field(
+        default=8,
+        ge=0,
+        alias="SAHRAT_HASH_QUEUE",
+        description="password checks that may wait for a hashing thread; more are "
+        "answered 503 with Retry-After",
+    )
+    replay_builds: int = Field(
+        default=2,
+        gt=0,
+        alias="SAHRAT_REPLAY_BUILDS",
+        description="finished matches replayed through the engine at once for "
+        "GET /api/matches/{id}/replay; more are answered 503 with Retry-After",
     )
     turn_seconds_override: float | None = Field(
         default=None,

@@ -1,6 +1,8 @@
 // One WebSocket to a table, kept alive: reconnects with back-off after a drop
 // and asks for what it missed with ?since=<last seq>. The last seq and table id
 // live in sessionStorage so a page reload carries on from the same place.
+// Each socket opens with a one-time ticket fetched with the bearer token just
+// before: the token itself never goes in a URL (URLs end up in logs).
 
 const BACKOFF = [500, 1000, 2000, 4000, 8000, 10000];
 
@@ -22,11 +24,32 @@ export class TableConnection {
   }
   set seq(value) { sessionStorage.setItem(`sahrat.seq.${this.tableId}`, String(value)); }
 
-  open() {
-    const proto = location.protocol === "https:" ? "wss" : "ws";
-    let url = `${proto}://${location.host}/ws/tables/${this.tableId}?token=${encodeURIComponent(this.token)}`;
-    if (this.seq !== null) url += `&since=${this.seq}`;
+  /** A one-time ticket for this table's socket; null when worth retrying later. */
+  async ticket() {
+    let res;
+    try {
+      res = await fetch(`/api/tables/${this.tableId}/ticket`, {
+        method: "POST",
+        headers: { Accept: "application/json", Authorization: `Bearer ${this.token}` },
+      });
+    } catch {
+      return null;
+    }
+    if (res.status === 401) return { fatal: 4401 };
+    if (res.status === 404 || res.status === 422) return { fatal: 4404 };
+    if (!res.ok) return null;  // busy (429, 503): try again after the back-off
+    return (await res.json()).ticket;
+  }
+
+  async open() {
     this.handlers.status(this.attempt ? "reconnecting" : "connecting");
+    const ticket = await this.ticket();
+    if (this.closedByUs) return;
+    if (ticket?.fatal) { this.handlers.fatal(ticket.fatal); return; }
+    if (ticket === null) { this.retry(); return; }
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    let url = `${proto}://${location.host}/ws/tables/${this.tableId}?ticket=${encodeURIComponent(ticket)}`;
+    if (this.seq !== null) url += `&since=${this.seq}`;
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onopen = () => {
@@ -44,11 +67,15 @@ export class TableConnection {
       for (const resolve of this.pending.values()) resolve({ ok: false, error: { code: "disconnected" } });
       this.pending.clear();
       if (event.code === 4401 || event.code === 4404) { this.handlers.fatal(event.code); return; }
-      this.handlers.status("reconnecting");
-      const delay = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
-      this.attempt += 1;
-      this.timer = setTimeout(() => this.open(), delay);
+      this.retry();
     };
+  }
+
+  retry() {
+    this.handlers.status("reconnecting");
+    const delay = BACKOFF[Math.min(this.attempt, BACKOFF.length - 1)];
+    this.attempt += 1;
+    this.timer = setTimeout(() => this.open(), delay);
   }
 
   receive(msg) {

@@ -7,6 +7,7 @@ import { api, session, ensureUser, rememberTable, myTables } from "./api.js";
 import { createForm } from "./options.js";
 
 const filters = { game: "", status: "", money: "", free_seat: false };
+const PAGE = 50; // tables a page of GET /api/tables brings (the server's default page)
 
 export function showLobby(main, { onUser }) {
   let timer = null;
@@ -14,14 +15,30 @@ export function showLobby(main, { onUser }) {
   const history = h("div", { id: "history" });
   const coins = h("section.card-box.coins", { id: "coins", hidden: true });
 
+  let pages = 1; // pages of the list shown ("more" adds one; a new filter starts again)
+
+  // The list a page at a time (oldest first), as many pages as are shown.
   async function refresh() {
     try {
-      const tables = await api("GET", "/api/tables" + (filters.game ? `?game=${filters.game}` : ""));
-      renderTables(list, tables);
+      const tables = [];
+      let full = true;
+      for (let page = 0; page < pages && full; page++) {
+        const query = new URLSearchParams({ limit: PAGE });
+        if (filters.game) query.set("game", filters.game);
+        if (filters.status) query.set("status", filters.status);
+        if (tables.length) query.set("after", tables[tables.length - 1].id);
+        const found = await api("GET", `/api/tables?${query}`);
+        tables.push(...found);
+        full = found.length === PAGE;
+      }
+      renderTables(list, tables, full);
     } catch (error) {
       mount(list, h("p.muted", errorText(error.detail)));
     }
   }
+
+  function more() { pages += 1; refresh(); }
+  function filtered() { pages = 1; refresh(); }
 
   async function signedIn(auth) {
     session.save(auth);
@@ -71,7 +88,7 @@ export function showLobby(main, { onUser }) {
     } catch (error) { toast(errorText(error.detail), "error"); }
   }
 
-  function renderTables(box, tables) {
+  function renderTables(box, tables, hasMore) {
     const me = session.user?.id;
     const shown = tables.filter((tb) => {
       const free = tb.seats.some((s) => s.user_id === null && !s.bot);
@@ -81,7 +98,10 @@ export function showLobby(main, { onUser }) {
       if (filters.free_seat && !free) return false;
       return true;
     });
-    if (!shown.length) { mount(box, h("p.muted", t("lobby.no_tables"))); return; }
+    const moreButton = hasMore
+      ? h("button.link", { type: "button", id: "more-tables", onclick: more }, t("lobby.more_tables"))
+      : null;
+    if (!shown.length) { mount(box, h("p.muted", t("lobby.no_tables")), moreButton); return; }
     mount(box, shown.map((tb) => {
       const mine = tb.seats.some((s) => s.user_id === me && me !== undefined);
       const free = tb.seats.some((s) => s.user_id === null && !s.bot);
@@ -110,13 +130,13 @@ export function showLobby(main, { onUser }) {
           }, t("lobby.watch")),
         ),
       );
-    }));
+    }), moreButton);
   }
 
   function filterBar() {
     const select = (key, options) => h("select", {
       "aria-label": t(`filter.${key}`),
-      onchange: (event) => { filters[key] = event.target.value; refresh(); },
+      onchange: (event) => { filters[key] = event.target.value; filtered(); },
     }, options.map(([value, text]) => h("option", { value, selected: filters[key] === value ? true : undefined }, text)));
     return h("div.filters",
       select("game", [["", t("filter.all_games")], ["konkan", t("game.konkan")], ["konkan71", t("game.konkan71")], ["conquian", t("game.conquian")]]),
@@ -124,7 +144,7 @@ export function showLobby(main, { onUser }) {
       select("money", [["", t("filter.free_or_coins")], ["free", t("lobby.free")], ["coins", t("lobby.coins")]]),
       h("label.check", h("input", {
         type: "checkbox", checked: filters.free_seat,
-        onchange: (event) => { filters.free_seat = event.target.checked; refresh(); },
+        onchange: (event) => { filters.free_seat = event.target.checked; filtered(); },
       }), t("filter.free_seat")),
     );
   }

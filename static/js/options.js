@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 const KONKAN = [
   ["players", "number", 4, { min: 2, max: 4 }],
   ["threshold", "number", null, { min: 0, max: 500 }],  // null: 51 or 71 by game
-  ["rounds", "number", 5, { min: 1, max: 100 }],
+  ["rounds", "number", 5, { min: 1, max: 20 }],
   ["turn_seconds", "number", 30, { min: 10, max: 300 }],
   ["stake", "number", 0, { min: 0 }],
   ["hand_exempt_from_threshold", "bool", false],

@@ -1,7 +1,8 @@
 // A finished match, step by step. The server replays the match's record through
 // the engine (GET /api/matches/{id}/replay) and sends the table after every
-// action with every hand face up; the viewer steps through it next to the
-// actions in words and the score sheet.
+// action with every hand face up, a page of steps at a time; the viewer fetches
+// the page of the step shown (and keeps the pages it has) and steps through it
+// next to the actions in words and the score sheet.
 import { h, mount } from "./dom.js";
 import { t, errorText } from "./i18n.js";
 import { api } from "./api.js";
@@ -9,8 +10,10 @@ import { describeAction } from "./describe.js";
 import { cardEl } from "./cards.js";
 
 export function showReplay(main, matchId) {
+  const PAGE = 200;  // steps per page (the server's default)
   let match = null;
-  let steps = [];
+  const steps = new Map();  // step number -> {view, hands}, the pages fetched so far
+  const asked = new Set();  // pages asked for
   let step = 0;
   const root = h("div.replay", { id: "replay" });
   mount(main, root);
@@ -36,9 +39,22 @@ export function showReplay(main, matchId) {
   }
 
   // The table at the current step: every hand face up, the melds, the piles.
+  // Fetch the page holding step n (once); draw again when it comes.
+  function fetchPage(n) {
+    const from = Math.floor(n / PAGE) * PAGE;
+    if (asked.has(from)) return;
+    asked.add(from);
+    api("GET", `/api/matches/${matchId}/replay?from=${from}&limit=${PAGE}`)
+      .then((page) => { page.steps.forEach((s, i) => steps.set(page.from + i, s)); draw(); })
+      .catch(() => { asked.delete(from); });  // busy or offline: asked again on the next step
+  }
+
   function board() {
-    const at = steps[step];
-    if (!at) return null;
+    const at = steps.get(step);
+    if (!at) {
+      fetchPage(step);
+      return h("section.card-box.replay-board", { id: "replay-board" }, h("p.lead", "…"));
+    }
     const view = at.view;
     const seatMelds = (seat) => match.game === "conquian"
       ? (view.melds?.[seat] || [])
@@ -79,8 +95,13 @@ export function showReplay(main, matchId) {
     root.querySelector(".replay-actions li.current")?.scrollIntoView({ block: "nearest" });
   }
 
-  Promise.all([api("GET", `/api/matches/${matchId}`), api("GET", `/api/matches/${matchId}/replay`)])
-    .then(([data, replayed]) => { match = data; steps = replayed.steps; draw(); })
+  Promise.all([api("GET", `/api/matches/${matchId}`), api("GET", `/api/matches/${matchId}/replay?from=0&limit=${PAGE}`)])
+    .then(([data, page]) => {
+      match = data;
+      asked.add(0);
+      page.steps.forEach((s, i) => steps.set(i, s));
+      draw();
+    })
     .catch((error) => mount(root, h("p.error-line", errorText(error.detail)), h("a", { href: "#/" }, t("table.lobby"))));
   return { close() {}, rerender: draw };
 }

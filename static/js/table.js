@@ -16,7 +16,7 @@ const REACTION_EMOJI = { hello: "👋", good_game: "🤝", well_played: "👏", 
 
 export function showTable(main, tableId, { onUser }) {
   const st = {
-    info: null, seat: null, view: null, deadline: null, status: "connecting",
+    info: null, seat: null, view: null, deadline: null, status: "connecting", roundBreak: null,
     log: [], summary: null, sheetOpen: false, reactions: {}, busy: false,
     ui: {},  // the game module's local state (selection, staged melds, hand order)
   };
@@ -50,6 +50,7 @@ export function showTable(main, tableId, { onUser }) {
     st.seat = snap.seat;
     st.view = snap.view;
     st.deadline = snap.deadline;
+    st.roundBreak = snap.round_break || null;
     if (snap.seat !== null) rememberTable(tableId);
   }
 
@@ -71,10 +72,15 @@ export function showTable(main, tableId, { onUser }) {
           break;
         case "update":
           addLog(p.events, p.by);
-          st.view = p.view; st.deadline = p.deadline;
+          st.view = p.view; st.deadline = p.deadline; st.roundBreak = p.round_break || null;
           if (st.info) st.info.seq = msg.seq;
           break;
         case "table": st.info = p; break;
+        case "break":
+          // Between rounds: the summary stays up until everyone continued or time ran out.
+          st.roundBreak = p.round_break; st.deadline = p.deadline;
+          if (!p.round_break && st.summary && !st.summary.matchEnd) st.summary = null;
+          break;
         case "reaction": showReaction(p); return;
         case "reply":
           if (p.ok) st.lastError = "";
@@ -146,7 +152,7 @@ export function showTable(main, tableId, { onUser }) {
     const v = st.view;
     const seats = st.info?.seats || [];
     mount(seatsEl, seats.map((s) => {
-      const turn = v && v.turn === s.seat;
+      const turn = v && v.turn === s.seat && !st.roundBreak;
       const count = v?.hand_counts?.[s.seat];
       const reaction = st.reactions[s.seat];
       return h("div", { class: `seat${turn ? " turn" : ""}${s.seat === st.seat ? " mine" : ""}`, dataset: { seat: s.seat } },
@@ -167,6 +173,8 @@ export function showTable(main, tableId, { onUser }) {
 
   function tick() {
     const left = st.deadline ? Math.max(0, Math.ceil(st.deadline - Date.now() / 1000)) : null;
+    const next = root.querySelector("#break-countdown");
+    if (next && st.roundBreak) next.textContent = t("summary.next_in", { n: left ?? 0 });
     for (const el of root.querySelectorAll(".timer")) {
       el.textContent = left === null ? "" : `⏱ ${left}`;
       el.classList.toggle("low", left !== null && left <= 5);
@@ -235,10 +243,26 @@ export function showTable(main, tableId, { onUser }) {
         const w = st.summary.matchEnd.winner;
         body.push(h("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(w) })));
       }
+      const pause = st.roundBreak;
+      const reading = pause && st.seat !== null && pause.waiting.includes(st.seat);
+      if (pause && !st.summary.matchEnd) {
+        const others = pause.waiting.filter((seat) => seat !== st.seat).map(nameOf);
+        body.push(h("div.break-bar",
+          h("p", { id: "break-countdown", role: "timer" }),
+          others.length ? h("p", { id: "break-waiting" }, t("summary.waiting_for", { who: others.join("، ") })) : null,
+          reading ? h("button.primary", { type: "button", id: "summary-continue", onclick: continuePlay }, t("summary.continue")) : null));
+      }
       parts.push(modal("summary", st.summary.matchEnd ? t("summary.match_title") : t("summary.title"), body,
-        () => { st.summary = null; drawOverlays(); }));
+        () => { if (reading) continuePlay(); st.summary = null; drawOverlays(); }));
     }
     mount(overlay, parts);
+    tick();
+  }
+
+  function continuePlay() {
+    conn?.sendRaw({ type: "continue" });
+    const button = root.querySelector("#summary-continue");
+    if (button) button.disabled = true;
   }
 
   function draw() {

@@ -199,7 +199,7 @@ def my_turn(page: Any) -> bool:
     return bool(
         page.evaluate(
             "() => { const s = window.sahrat; return !!(s && s.view && s.seat !== null"
-            " && s.view.turn === s.seat && !s.view.match_over && !s.busy); }"
+            " && s.view.turn === s.seat && !s.view.match_over && !s.busy && !s.roundBreak); }"
         )
     )
 

@@ -59,9 +59,8 @@ def play_until_over(pages: list[Any], budget: float, on_turn: Any = None) -> Non
         assert time.monotonic() < end, "the match did not end in time"
         moved = False
         for page in pages:
-            if not my_turn(page):
-                continue
-            close_summary(page)
+            if not match_over(page):
+                close_summary(page)  # a player done reading: the next round waits for all
             if not my_turn(page):
                 continue
             current = state(page)

@@ -295,3 +295,44 @@ def test_a_graceful_shutdown_hands_tables_over_and_asks_clients_to_reconnect(
     start_node: Callable[..., ServerProcess],
 ) -> None:
     asyncio.run(_graceful(start_node(), start_node()))
+
+
+# --- seating through a forwarded socket -------------------------------------------------
+
+
+async def _forwarded_socket_loses_the_seat(p1: ServerProcess, p2: ServerProcess) -> None:
+    """The seat hijack through a forwarded socket: A's socket on process 2 (the table
+    lives on process 1) must stop being seat 1's once A leaves and a victim sits."""
+    api1, api2 = Api(p1), Api(p2)
+    try:
+        creator, _ = await api1.guest()
+        attacker, _ = await api2.guest()
+        victim, _ = await api2.guest()
+        table_id = int((await api1.create_table(creator, "conquian", {}))["id"])
+        await api2.join(attacker, table_id)
+        stale = await WireClient.connect(p2, table_id, attacker, name="stale")
+        assert stale.seat == 1
+        response = await api2.http.post(
+            f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {attacker}"}
+        )
+        assert response.status_code == 200, response.text
+        info = await api2.join(victim, table_id)
+        assert info["status"] == "playing"
+        mine = await WireClient.connect(p2, table_id, victim, name="victim")
+        await stale.wait_until(lambda: stale.view is not None and stale.seat is None)
+        await stale.roundtrip()
+        assert mine.seat == 1 and mine.view is not None and mine.view.get("hand")
+        assert stale.seat is None and stale.view is not None and not stale.view.get("hand")
+        reply = await stale.command({"type": "refuse"})
+        assert reply["payload"]["error"]["code"] == "spectator", reply
+        for client in (stale, mine):
+            await client.close()
+    finally:
+        await api1.aclose()
+        await api2.aclose()
+
+
+def test_a_forwarded_socket_loses_the_seat_its_user_left(
+    start_node: Callable[..., ServerProcess],
+) -> None:
+    asyncio.run(_forwarded_socket_loses_the_seat(start_node(), start_node()))

@@ -19,6 +19,12 @@ before the match is over nor the current round's secret; a spectator never gets
 a hand. The REST bodies fetched during play name no card at all. The harness's
 ``assert_no_leaks`` (hands from the seats' own views) runs on the two-person
 tables too. Results go to ``test-artifacts/hardening/hidden_info.json``.
+
+Seats change hands before every match (seat churn): a "ghost" takes the seat
+the match will deal to someone else, opens a socket and leaves; the ghost's
+socket stays open through the match and is scanned as a spectator's. At the
+two-person tables the second person watches before taking the seat, so their
+socket is scanned as a spectator's until the deal and as the seat's after it.
 """
 
 from __future__ import annotations
@@ -51,7 +57,6 @@ from server.harness import (
     engine_and_player,
     own_cards,
     play,
-    seated_table,
     visible_cards,
 )
 
@@ -155,6 +160,7 @@ class Match:
         self.table_id = 0
         self.seats: list[WireClient] = []  # the people, by their seat
         self.spectator: WireClient | None = None
+        self.ghosts: list[WireClient] = []  # sockets of players who left before the deal
         self.rest: list[tuple[str, Any]] = []
 
     @property
@@ -166,6 +172,7 @@ class Match:
         out: list[tuple[int | None, WireClient]] = [(c.seat, c) for c in self.seats]
         if self.spectator is not None:
             out.append((None, self.spectator))
+        out.extend((None, ghost) for ghost in self.ghosts)
         return out
 
 
@@ -201,11 +208,35 @@ async def _get(api: Api, path: str, headers: dict[str, str]) -> httpx.Response:
 async def _my_turn_or_over(client: WireClient) -> dict[str, Any]:
     def ready() -> bool:
         view = client.view
-        return view is not None and (view["match_over"] or view["turn"] == client.seat)
+        return view is not None and (view["match_over"] or client.may_move)
 
     await client.wait_until(ready, timeout=60)
     assert client.view is not None
     return client.view
+
+
+async def _ghost(server: ServerProcess, api: Api, match: Match, creator: str) -> None:
+    """Seat churn: the creator steps out, a ghost takes the freed seat, opens a socket
+    and leaves, and the creator sits again. The ghost's socket, kept open, must see
+    only what anyone may; the creator's socket, open throughout, is the seat's again."""
+    token, _user = await api.guest()
+
+    async def leave(who: str) -> None:
+        response = await api.http.post(
+            f"/api/tables/{match.table_id}/leave", headers={"Authorization": f"Bearer {who}"}
+        )
+        assert response.status_code == 200, response.text
+
+    await leave(creator)
+    await api.join(token, match.table_id)
+    ghost = await WireClient.connect(
+        server, match.table_id, token, name=f"m{match.index}ghost{len(match.ghosts)}"
+    )
+    assert ghost.seat == 0, ghost.tail()
+    await leave(token)
+    info = await api.join(creator, match.table_id)
+    assert info["status"] == "waiting", info
+    match.ghosts.append(ghost)
 
 
 async def play_match(server: ServerProcess, api: Api, match: Match, level: str) -> None:
@@ -215,6 +246,7 @@ async def play_match(server: ServerProcess, api: Api, match: Match, level: str) 
         info = await api.create_table(token, match.game, match.options)
         match.table_id = int(info["id"])
         me = await WireClient.connect(server, match.table_id, token, name=f"m{match.index}s0")
+        await _ghost(server, api, match, token)
         watcher_token, _ = await api.guest()
         match.spectator = await WireClient.connect(
             server, match.table_id, watcher_token, name=f"m{match.index}spec"
@@ -239,12 +271,19 @@ async def play_match(server: ServerProcess, api: Api, match: Match, level: str) 
             if not reply["payload"]["ok"]:  # a bot moved in between: only a stale seq
                 assert reply["payload"]["error"]["code"] == "stale", reply
     else:
-        table_id, tokens, _info = await seated_table(api, match.game, match.options, 2)
-        match.table_id = table_id
-        match.seats = [
-            await WireClient.connect(server, table_id, token, name=f"m{match.index}s{seat}")
-            for seat, token in enumerate(tokens)
-        ]
+        token, _user = await api.guest()
+        info = await api.create_table(token, match.game, match.options)
+        table_id = match.table_id = int(info["id"])
+        first = await WireClient.connect(server, table_id, token, name=f"m{match.index}s0")
+        await _ghost(server, api, match, token)
+        # The second person watches first; taking the seat makes that socket the seat's.
+        second_token, _ = await api.guest()
+        second = await WireClient.connect(server, table_id, second_token, name=f"m{match.index}s1")
+        info = await api.join(second_token, table_id)
+        assert info["status"] == "playing", info
+        await second.wait_until(lambda: second.seat == 1 and second.view is not None)
+        match.seats = [first, second]
+        tokens = [token, second_token]
         watcher_token, _ = await api.guest()
         match.spectator = await WireClient.connect(
             server, table_id, watcher_token, name=f"m{match.index}spec"

@@ -66,3 +66,21 @@ def start_server(database: str, tmp_path: Path) -> Iterator[Callable[..., Server
 @pytest.fixture
 def server(start_server: Callable[..., ServerProcess]) -> ServerProcess:
     return start_server()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def module_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """One server for a whole test module (on SQLite, then PostgreSQL), for modules whose
+    tests each make their own tables and accounts; the module may set its environment
+    in ``MODULE_SERVER_ENV``."""
+    folder = tmp_path_factory.mktemp("module-server")
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{folder / 'sahrat.db'}"
+    else:
+        url = str(request.getfixturevalue("postgres_url"))
+    env = getattr(request.module, "MODULE_SERVER_ENV", {})
+    server = ServerProcess(url, folder, env).start()
+    yield server
+    server.stop()

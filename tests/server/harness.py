@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import websockets
@@ -69,6 +70,15 @@ MACHINE_SPEED = {
     "SAHRAT_ACCOUNT_RATE": "1000000",
     "SAHRAT_ACCOUNT_BURST": "1000000",
     "SAHRAT_ABUSE_LIMIT": "1000000",
+    # ...and make accounts and log in from one address far faster than people do; their
+    # guests sit at coin tables at once (tests/server/test_farming.py sets the real rules)
+    "SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR": "1000000",
+    "SAHRAT_NEW_ACCOUNTS_PER_MINUTE": "1000000",
+    "SAHRAT_LOGINS_PER_ADDRESS_MINUTE": "1000000",
+    "SAHRAT_LOGINS_PER_NAME_HOUR": "1000000",
+    "SAHRAT_LOGINS_PER_MINUTE": "1000000",
+    "SAHRAT_GUESTS_AT_COIN_TABLES": "true",
+    "SAHRAT_COIN_TABLE_MIN_MATCHES": "0",
 }
 
 
@@ -89,8 +99,26 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def ws_url(self, table_id: int, token: str, since: int | None = None) -> str:
-        url = f"ws://127.0.0.1:{self.port}/ws/tables/{table_id}?token={token}"
-        return url if since is None else f"{url}&since={since}"
+        """The URL a client with ``token`` opens: with a fresh one-time ticket for the
+        table (none if the server refuses one: the socket then refuses with 4401)."""
+        response = httpx.post(
+            f"{self.base_url}{ticket_path(table_id)}", headers=auth_headers(token), timeout=10
+        )
+        return self._socket_url(table_id, response, since)
+
+    async def ws_url_async(self, table_id: int, token: str, since: int | None = None) -> str:
+        async with httpx.AsyncClient(timeout=10) as http:
+            response = await http.post(
+                f"{self.base_url}{ticket_path(table_id)}", headers=auth_headers(token)
+            )
+        return self._socket_url(table_id, response, since)
+
+    def _socket_url(self, table_id: int, ticket: httpx.Response, since: int | None) -> str:
+        query = {"ticket": ticket.json()["ticket"]} if ticket.status_code == 200 else {}
+        if since is not None:
+            query["since"] = str(since)
+        url = f"ws://127.0.0.1:{self.port}/ws/tables/{table_id}"
+        return f"{url}?{urlencode(query)}" if query else url
 
     def start(self, port: int | None = None) -> ServerProcess:
         assert self.proc is None or self.proc.poll() is not None, "already running"
@@ -202,6 +230,11 @@ class Api:
         return response.json()
 
 
+def ticket_path(table_id: int) -> str:
+    """Where a client trades its bearer token for a one-time WebSocket ticket."""
+    return f"/api/tables/{table_id}/ticket"
+
+
 def auth_headers(token: str) -> dict[str, str]:
     """The token, and a network address of the player's own: the server trusts
     ``X-Forwarded-For`` from 127.0.0.1 (uvicorn's default), and a coin table takes
@@ -243,6 +276,9 @@ class WireClient:
         self.view: dict[str, Any] | None = None
         self.seat: int | None = None
         self.closed = False
+        self.continues = True  # press "continue" as soon as a round break begins
+        self.round_break: dict[str, Any] | None = None  # the break as last heard of
+        self._continuing: asyncio.Future[None] | None = None
         self._new = asyncio.Event()
         self._reader = asyncio.create_task(self._read())
 
@@ -256,9 +292,8 @@ class WireClient:
         name: str,
         since: int | None = None,
     ) -> WireClient:
-        ws = await websockets.connect(
-            server.ws_url(table_id, token, since), max_size=2**23, open_timeout=10
-        )
+        url = await server.ws_url_async(table_id, token, since)
+        ws = await websockets.connect(url, max_size=2**23, open_timeout=10)
         client = cls(name, ws)
         await client.wait_for(lambda m: m["type"] in ("snapshot", "resume"))
         return client
@@ -286,10 +321,32 @@ class WireClient:
         elif kind == "update":
             self.seq = message["seq"]
             self.view = payload["view"]
+            self._read_summary(payload.get("round_break"))
+        elif kind == "break":
+            self.round_break = payload["round_break"]
         if snapshot is not None:
             self.seq = snapshot["table"]["seq"]
             self.view = snapshot["view"]
             self.seat = snapshot["seat"]
+            self._read_summary(snapshot.get("round_break"))
+
+    @property
+    def may_move(self) -> bool:
+        """The view says it is this seat's turn, and no round break holds play."""
+        view = self.view
+        return (
+            view is not None
+            and not view["match_over"]
+            and view["turn"] == self.seat
+            and self.round_break is None
+        )
+
+    def _read_summary(self, pause: dict[str, Any] | None) -> None:
+        """Between rounds, continue at once, as a player done reading the summary does
+        (``continues=False`` leaves the break to the test)."""
+        self.round_break = pause
+        if self.continues and pause and self.seat in pause["waiting"]:
+            self._continuing = asyncio.ensure_future(self.ws.send('{"type": "continue"}'))
 
     async def close(self) -> None:
         await self.ws.close()
@@ -411,6 +468,7 @@ async def play(
         if view["match_over"] or until(view):
             return moves
         actor = seats[view["turn"]]
+        await actor.wait_until(lambda a=actor: a.round_break is None)  # type: ignore[misc]
         assert actor.view is not None and actor.view["turn"] == actor.seat
         action = wire_action(engine, player(actor.view))
         reply = await actor.command(action)

@@ -12,7 +12,7 @@ from .harness import Api, ServerProcess, WireClient, engine_and_player, wire_act
 async def _until_my_turn_or_over(client: WireClient, timeout: float = 30.0) -> dict[str, Any]:
     def ready(_message: dict[str, Any]) -> bool:
         view = client.view
-        return view is not None and (view["match_over"] or view["turn"] == client.seat)
+        return view is not None and (view["match_over"] or client.may_move)
 
     if not ready({}):
         await client.wait_for(ready, timeout=timeout)

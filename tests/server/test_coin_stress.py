@@ -166,7 +166,7 @@ async def seat_loop(
     def ready(_m: Any) -> bool:
         view = client.view
         return view is not None and (
-            view["match_over"] or (view["turn"] == seat and client.seq != acted_at)
+            view["match_over"] or (client.may_move and client.seq != acted_at)
         )
 
     while True:

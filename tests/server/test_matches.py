@@ -77,7 +77,13 @@ async def _conquian_match(server: ServerProcess) -> None:
         assert result.ok, result.error
         assert result.state.over and result.state.match_winner == winner
         # The replay shows the deal and then the table after every action, hands face up.
-        steps = (await api.get(f"/api/matches/{summary['id']}/replay"))["steps"]
+        steps: list[dict[str, Any]] = []
+        start: int | None = 0
+        while start is not None:  # a page at a time
+            page = await api.get(f"/api/matches/{summary['id']}/replay?from={start}&limit=50")
+            assert page["from"] == start and page["total"] == moves + 1
+            steps += page["steps"]
+            start = page["next"]
         assert len(steps) == moves + 1
         assert [len(hand) for hand in steps[0]["hands"]] == [10, 10]
         assert steps[-1]["view"]["match_over"] is True

@@ -139,7 +139,7 @@ async def _reconnect(server: ServerProcess) -> None:
     await seats[away].close()
     moved = 0
     client = seats[mover]
-    while client.view is not None and client.view["turn"] == mover and moved < 3:
+    while client.may_move and client.seat == mover and moved < 3:
         action = wire_action(conquian, simple_conquian.act(client.view))
         reply = await client.command(action)
         assert reply["payload"]["ok"], reply

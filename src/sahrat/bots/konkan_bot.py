@@ -548,38 +548,30 @@ def _face_counts(cards: Sequence[Card]) -> tuple[Counter[tuple[int, int]], int]:
 def konkan_distance(cards: Sequence[Card]) -> int:
     """How many more real cards a Konkan (10-run + 4-set, or 11-run + 3-set) needs."""
     counts, jokers = _face_counts(cards)
+    suits_held = Counter(rank for _suit, rank in counts)  # per rank: how many suits we hold
+    most = max(suits_held.values(), default=0)
     best = 99
-    for run_length, set_size in ((10, 4), (11, 3)):
-        for suit in range(4):
+    for suit in range(4):
+        row = [counts[(suit, 1 if position == _ACE_HIGH else position)] for position in range(15)]
+        for run_length, set_size in ((10, 4), (11, 3)):
             for start in range(1, _ACE_HIGH - run_length + 2):
-                best = min(best, _shape_distance(counts, jokers, suit, start, run_length, set_size))
+                window = range(start, start + run_length)
+                missing_run = sum(1 for position in window if not row[position])
+                # a run card held once is not left for a set of its rank
+                alone = {1 if p == _ACE_HIGH else p for p in window if row[p] == 1}
+                full = any(n == most and rank not in alone for rank, n in suits_held.items())
+                have = most if full else max(most - 1, 0)
+                missing_set = set_size - min(have, set_size)
+                fill = min(jokers, (missing_run > 0) + (missing_set > 0))
+                best = min(best, missing_run + missing_set - fill)
+                if jokers >= 2 and not missing_run:
+                    # One joker may stand in the run for a card the set needs, the other
+                    # joins the set (AC…8C JK TC JC beside 9H 9C' JK'): that card's suit
+                    # counts for the set.
+                    for rank in alone:
+                        short = set_size - min(suits_held[rank], set_size)
+                        best = min(best, short - (short > 0))
     return best
-
-
-def _shape_distance(
-    counts: Counter[tuple[int, int]],
-    jokers: int,
-    suit: int,
-    start: int,
-    length: int,
-    set_size: int,
-) -> int:
-    rest = Counter(counts)
-    missing_run = 0
-    for position in range(start, start + length):
-        key = (suit, 1 if position == _ACE_HIGH else position)
-        if rest[key]:
-            rest[key] -= 1
-        else:
-            missing_run += 1
-    suits_by_rank: dict[int, set[int]] = {}
-    for (s, rank), n in rest.items():
-        if n:
-            suits_by_rank.setdefault(rank, set()).add(s)
-    have = max((len(s) for s in suits_by_rank.values()), default=0)
-    missing_set = set_size - min(have, set_size)
-    fill = min(jokers, (missing_run > 0) + (missing_set > 0))
-    return missing_run + missing_set - fill
 
 
 def should_commit(me: Seat) -> bool:
@@ -601,7 +593,7 @@ def should_commit(me: Seat) -> bool:
 
 def committed_play(me: Seat) -> Action:
     found = konkan_out(me.hand, me.ace)
-    if found is not None:
+    if found is not None and (found.value >= me.required or me.exempt):
         return LayDown(me.seat, found.melds)
     reals = [card for card in me.hand if not card.is_joker]
     if not reals:

@@ -77,9 +77,13 @@ def _with_card(result: SearchResult, card: Card) -> tuple[tuple[Card, ...], ...]
     return None
 
 
-def _going_out(me: KonkanView, hand: Sequence[Card]) -> SearchResult | None:
-    """A Hand (or Konkan) in ``hand`` that this table accepts."""
-    found = konkan_out(hand, me.ace) or hand_out(hand, me.ace)
+def _going_out(
+    me: KonkanView, hand: Sequence[Card], *, konkan_only: bool = False
+) -> SearchResult | None:
+    """A Konkan (or, unless ``konkan_only``, a Hand) in ``hand`` that this table accepts."""
+    found = konkan_out(hand, me.ace)
+    if found is None and not konkan_only:
+        found = hand_out(hand, me.ace)
     if found is None:
         return None
     if found.value >= me.required or me.exempt:
@@ -104,6 +108,8 @@ def _draw_or_take(me: KonkanView) -> Action:
     melds = _with_card(found, top) if found.melds else None
     if melds is not None:
         return TakeDiscard(me.seat, melds)
+    if not any(not card.is_joker for card in me.hand):
+        return Draw(me.seat)  # laying the card off would leave nothing to discard
     for meld_id, meld in me.melds:
         if not can_lay_off(meld, top):
             continue
@@ -113,21 +119,24 @@ def _draw_or_take(me: KonkanView) -> Action:
 
 def _play(me: KonkanView) -> Action:
     hand = me.hand
-    if not me.committed:
-        if not me.opened:
-            out = _going_out(me, hand)
-            if out is not None:
-                return LayDown(me.seat, out.melds)
-            found = best_melds(hand, me.ace)
-            if found.melds and found.value >= me.required:
-                return LayDown(me.seat, found.melds)
-        else:
-            found = best_melds(hand, me.ace)
-            if found.melds:
-                return LayDown(me.seat, found.melds)
-            lay = _a_lay_off(me)
-            if lay is not None:
-                return LayDown(me.seat, lay_offs=(lay,))
+    if me.committed:  # a committed seat may lay down only its Konkan
+        konkan = _going_out(me, hand, konkan_only=True)
+        if konkan is not None:
+            return LayDown(me.seat, konkan.melds)
+    elif not me.opened:
+        out = _going_out(me, hand)
+        if out is not None:
+            return LayDown(me.seat, out.melds)
+        found = best_melds(hand, me.ace)
+        if found.melds and found.value >= me.required:
+            return LayDown(me.seat, found.melds)
+    else:
+        found = best_melds(hand, me.ace)
+        if found.melds:
+            return LayDown(me.seat, found.melds)
+        lay = _a_lay_off(me)
+        if lay is not None:
+            return LayDown(me.seat, lay_offs=(lay,))
     return _discard(me)
 
 

@@ -180,7 +180,7 @@ def joker(copy: int = 0) -> Card:
 
 
 def parse_card(text: str) -> Card:
-    known = _PARSED.get(text)
+    known = _PARSED.get(text) if isinstance(text, str) else None  # a list is no key
     if known is not None:
         return known
     card = _parse_card(text)
@@ -216,8 +216,11 @@ def _parse_card(text: str) -> Card:
 
 def parse_cards(text: str | Iterable[str]) -> list[Card]:
     """Parse ``"7H 8H 9H"`` or ``["7H", "8H", "9H"]``."""
-    items = text.split() if isinstance(text, str) else list(text)
-    return [parse_card(item) for item in items]
+    if isinstance(text, str):
+        return [parse_card(item) for item in text.split()]
+    if isinstance(text, (dict, int, float)) or text is None:  # JSON that is no list of cards
+        raise BadCard(f"{text!r} is not a list of cards")
+    return [parse_card(item) for item in text]
 
 
 def format_cards(cards: Iterable[Card]) -> str:

@@ -42,6 +42,13 @@ Decisions where RULES.md leaves room (see also ``docs/conquian.md``):
 * **Double after a draw** (option): the deal that follows a drawn deal is
   worth 2 points. It does not compound: a deal after two draws in a row is
   worth 2, not 4. The match goes to the first with ``wins_needed`` points.
+* **Every match ends** (``docs/rules.md`` §2.6): drawn deals could follow each
+  other forever (two turn timers refuse every card), so the match also ends
+  with its ``max_drawn_deals``-th drawn deal. The player with more points
+  wins it; equal points are a tied match with no ``match_winner``, and a coin
+  table splits the pot (:func:`sahrat.store.ledger.payout_shares`). A deal
+  itself always ends: every turn-up uses a stock card, and every take lays
+  the face-up card and discards from a hand that never grows.
 * **The turn timer** refuses, passes, declines to force, makes the forced
   take with open cards only, and discards the hand card with the fewest
   partners (see :func:`timeout_action`).
@@ -856,18 +863,34 @@ def _end_deal(state: ConquianState, winner: int | None, events: list[Event]) -> 
         state.points[winner] += points
     events.append(Event("deal_end", winner, {**result.to_json(), "totals": list(state.points)}))
     if winner is not None and state.points[winner] >= state.options.wins_needed:
-        state.phase = Phase.OVER
-        state.match_winner = winner
-        events.append(
-            Event(
-                "match_end",
-                None,
-                {"winner": winner, "totals": list(state.points), "seed": state.seed},
-            )
-        )
+        _end_match(state, winner, events)
+        return
+    draws = sum(r.finish is Finish.DRAW for r in state.results)
+    if winner is None and draws >= state.options.max_drawn_deals:
+        events.append(Event("draw_limit", None, {"draws": draws}))
+        _end_match(state, _leader(state.points), events)
         return
     state.dealer = 1 - state.dealer
     _deal(state, events)
+
+
+def _leader(points: Sequence[int]) -> int | None:
+    """The seat with more points, or ``None`` when they are equal (a tied match)."""
+    if points[0] == points[1]:
+        return None
+    return 0 if points[0] > points[1] else 1
+
+
+def _end_match(state: ConquianState, winner: int | None, events: list[Event]) -> None:
+    state.phase = Phase.OVER
+    state.match_winner = winner
+    events.append(
+        Event(
+            "match_end",
+            None,
+            {"winner": winner, "totals": list(state.points), "seed": state.seed},
+        )
+    )
 
 
 _HANDLERS: dict[type[Any], Any] = {
@@ -970,13 +993,14 @@ def timeout_action(state: ConquianState) -> Action:
     raise GameOver("the match is over")
 
 
-def view(state: ConquianState, seat: int | None) -> dict[str, Any]:
+def view(state: ConquianState, seat: int | None, *, history: bool = True) -> dict[str, Any]:
     """What ``seat`` may know (``None``: a spectator): its own hand only, both players'
-    melds, the face-up card, counts of the stock and of the face-down dead pile."""
+    melds, the face-up card, counts of the stock and of the face-down dead pile.
+    ``history=False`` leaves out the options and the finished deals' ``results``, which
+    grow with the match (a replay step)."""
     over = state.phase is Phase.OVER
     data: dict[str, Any] = {
         "game": "conquian",
-        "options": state.options.to_json(),
         "viewer": seat,
         "deal": state.deals,
         "dealer": state.dealer,
@@ -992,10 +1016,12 @@ def view(state: ConquianState, seat: int | None) -> dict[str, Any]:
         "stock_count": len(state.stock),
         "dead_count": len(state.dead),
         "points": list(state.points),
-        "results": [result.to_json() for result in state.results],
         "match_over": over,
         "winner": state.match_winner,
     }
+    if history:
+        data["options"] = state.options.to_json()
+        data["results"] = [result.to_json() for result in state.results]
     if state.phase is Phase.FORCE:  # whom the question is about, and what they did
         after = "pass" if state.face_up_how is FaceUp.TURNED_UP else "refuse"
         data["question"] = {"about": 1 - state.turn, "after": after}
@@ -1041,8 +1067,16 @@ def _turn_problems(state: ConquianState) -> list[str]:
     problems: list[str] = []
     phase = state.phase
     if phase is Phase.OVER:
-        if state.match_winner is None or state.face_up is not None:
-            problems.append("match over without a winner, or with a face-up card")
+        won = state.match_winner is not None and (
+            state.points[state.match_winner] >= state.options.wins_needed
+            or state.match_winner == _leader(state.points)
+        )
+        drawn_out = sum(r.finish is Finish.DRAW for r in state.results)
+        tied = state.match_winner is None and _leader(state.points) is None
+        if not (won or (tied and drawn_out >= state.options.max_drawn_deals)):
+            problems.append(f"match over with winner {state.match_winner}, points {state.points}")
+        if state.face_up is not None:
+            problems.append("match over with a face-up card")
         return problems
     if state.turn not in (0, 1):
         problems.append(f"turn {state.turn} is not a seat")

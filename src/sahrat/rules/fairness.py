@@ -19,7 +19,6 @@ Pure like the rest of the engine: no I/O, no clock, no global random state.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -439,12 +438,8 @@ def record_from_json(data: Any) -> GameRecord:
 
 
 def load_record(path: str) -> GameRecord:
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = json.load(handle)
-        except json.JSONDecodeError as error:
-            raise BadRecord(f"{path} is not JSON: {error}") from None
-    return record_from_json(data)
+    """A record file, or a saved ``GET /api/matches/{id}`` (see :meth:`GameRecord.load`)."""
+    return GameRecord.load(path)
 
 
 def parse_commitments(values: Sequence[str]) -> dict[int, str]:

@@ -27,6 +27,15 @@ Hand family expect):
 * **Empty stock.** A draw from an empty stock turns the discard pile (all
   but its top card) into a new stock; when the table's reshuffles are used
   up, or there is nothing to reshuffle, the round ends void (§1.8).
+* **Every round and every match ends** (``docs/rules.md`` §1.3, §1.9). A
+  round has at most ``max_round_turns`` turns (a redeal counts as one): the
+  turn that reaches the limit ends the round void, scored like a stock
+  exhaustion. This also ends the one round that never touches the stock,
+  where every player is committed and takes back the discard. A match has at
+  most ``max_extra_rounds`` extra rounds; if a paid place is still tied after
+  the last of them, the match ends and the tied players share that place
+  (``places`` gives them the same number, and a shared first place has no
+  ``match_winner``). Their coins are split by :func:`sahrat.store.ledger.payout_shares`.
 * **A swapped joker that must be laid** (option): the swap action carries
   the melds or lay-offs that use the joker, and is refused whole without
   them, so nobody is left holding a joker they may neither keep nor discard.
@@ -236,6 +245,7 @@ class KonkanState:
     discard: list[Card]  # the top is the last element
     reshuffles: int
     last_opening: int
+    round_turns: int = 0  # turns finished this round, redeals included (max_round_turns)
     # the current turn
     drawn: Card | None = None
     opened_at_turn_start: bool = False
@@ -297,6 +307,7 @@ class KonkanState:
             discard=list(self.discard),
             reshuffles=self.reshuffles,
             last_opening=self.last_opening,
+            round_turns=self.round_turns,
             drawn=self.drawn,
             opened_at_turn_start=self.opened_at_turn_start,
             touched_others=self.touched_others,
@@ -422,6 +433,7 @@ def _deal(state: KonkanState, events: list[Event], *, redeal: bool = False) -> N
         state.round_deal += 1
     else:
         state.round_deal = 0
+        state.round_turns = 0
         state.secret = round_secret(state.seed, state.round)
     state.stacked = state.deals < len(state.decks)
     if state.stacked:
@@ -553,6 +565,9 @@ def _claim_redeal(state: KonkanState, action: ClaimRedeal, events: list[Event]) 
         raise RedealRefused("a redeal is claimed before your first action of the round")
     if not _redeal_pattern(state.hands[seat]):
         raise RedealRefused("a redeal needs 3 identical pairs and a joker, or 4 identical pairs")
+    if state.round_turns + 1 >= state.options.max_round_turns:
+        raise RedealRefused("this round has reached its turn limit: no more redeals")
+    state.round_turns += 1  # a redeal counts as a turn, so redeals cannot go on forever
     events.append(Event("redeal", seat, {"hand": _strs(state.hands[seat])}))
     _deal(state, events, redeal=True)
 
@@ -782,7 +797,7 @@ def _discard(state: KonkanState, action: Discard, events: list[Event]) -> None:
     if not hand:
         _end_round(state, seat, _finish_kind(state, seat), events)
     else:
-        _next_turn(state)
+        _turn_over(state, events)
 
 
 def _end_turn(state: KonkanState, action: EndTurn, events: list[Event]) -> None:
@@ -791,6 +806,17 @@ def _end_turn(state: KonkanState, action: EndTurn, events: list[Event]) -> None:
     if any(not card.is_joker for card in hand):
         raise BadAction("a turn ends with a discard; end_turn is only for a hand of jokers alone")
     events.append(Event("end_turn", action.seat))
+    _turn_over(state, events)
+
+
+def _turn_over(state: KonkanState, events: list[Event]) -> None:
+    """A turn ended without going out: the next seat plays, unless the round has had its
+    ``max_round_turns`` turns; then it ends void, scored like a stock exhaustion (§1.8)."""
+    state.round_turns += 1
+    if state.round_turns >= state.options.max_round_turns:
+        events.append(Event("turn_limit", None, {"turns": state.round_turns}))
+        _end_round(state, None, Finish.VOID, events)
+        return
     _next_turn(state)
 
 
@@ -847,7 +873,7 @@ def _end_round(state: KonkanState, winner: int | None, finish: Finish, events: l
         assert winner is not None
         _end_match(state, winner, events)
         return
-    if state.is_last_round and _places_clear(state, totals):
+    if state.is_last_round and (_places_clear(state, totals) or _no_more_extra_rounds(state)):
         _end_match(state, None, events)
         return
     state.round += 1
@@ -865,7 +891,15 @@ def _places_clear(state: KonkanState, totals: Sequence[int]) -> bool:
     return True
 
 
+def _no_more_extra_rounds(state: KonkanState) -> bool:
+    """The table's extra rounds are played: tied places now stay tied and share (§1.9)."""
+    return state.round >= state.options.rounds + state.options.max_extra_rounds
+
+
 def _end_match(state: KonkanState, konkan_winner: int | None, events: list[Event]) -> None:
+    """Rank the seats (§1.9): equal totals share a place, numbered like ``1 1 3`` or
+    ``1 2 2``; a completed committed Konkan is first alone. A shared first place has no
+    single winner, so ``match_winner`` is then ``None``."""
     totals = state.totals
     order = sorted(range(state.players), key=lambda seat: (seat != konkan_winner, totals[seat]))
     places = [0] * state.players
@@ -879,13 +913,18 @@ def _end_match(state: KonkanState, konkan_winner: int | None, events: list[Event
         )
         places[seat] = places[previous] if tied and previous is not None else index + 1
     state.places = tuple(places)
-    state.match_winner = order[0]
+    state.match_winner = order[0] if places.count(1) == 1 else None
     state.phase = Phase.OVER
     events.append(
         Event(
             "match_end",
             None,
-            {"winner": order[0], "places": list(places), "totals": totals, "seed": state.seed},
+            {
+                "winner": state.match_winner,
+                "places": list(places),
+                "totals": totals,
+                "seed": state.seed,
+            },
         )
     )
 
@@ -974,11 +1013,12 @@ def timeout_action(state: KonkanState) -> Action:
     return Discard(seat, best)
 
 
-def view(state: KonkanState, seat: int | None) -> dict[str, Any]:
-    """What ``seat`` may know (``None``: a spectator). No other hand, no stock order."""
+def view(state: KonkanState, seat: int | None, *, history: bool = True) -> dict[str, Any]:
+    """What ``seat`` may know (``None``: a spectator). No other hand, no stock order.
+    ``history=False`` leaves out the options and the finished rounds' results (``scores``),
+    which grow with the match: a replay step costs the same in round 1 and round 40."""
     data: dict[str, Any] = {
         "game": "konkan",
-        "options": state.options.to_json(),
         "viewer": seat,
         "round": state.round,
         "last_round": state.is_last_round,
@@ -995,12 +1035,14 @@ def view(state: KonkanState, seat: int | None) -> dict[str, Any]:
         "reshuffles": state.reshuffles,
         "round_commitment": _commitment(state),
         "last_opening": state.last_opening,
-        "scores": [result.to_json() for result in state.results],
         "totals": state.totals,
         "match_over": state.over,
         "winner": state.match_winner,
         "places": list(state.places),
     }
+    if history:
+        data["options"] = state.options.to_json()
+        data["scores"] = [result.to_json() for result in state.results]
     if seat is not None:
         if not 0 <= seat < state.players:
             raise BadAction(f"seat {seat} is not a seat at this table")
@@ -1036,6 +1078,10 @@ def check_invariants(state: KonkanState) -> list[str]:
         problems.append(f"turn {state.turn} is not a seat")
     if state.reshuffles > state.options.max_reshuffles:
         problems.append("more reshuffles than the table allows")
+    if state.round_turns >= state.options.max_round_turns and not state.over:
+        problems.append(f"round {state.round} is past its turn limit")
+    if state.round > state.options.rounds + state.options.max_extra_rounds:
+        problems.append(f"round {state.round} is past the last extra round")
     for result in state.results:
         if result.finish is not Finish.VOID and result.winner is not None:
             expected = HAND_SCORE if result.finish is not Finish.OUT else OUT_SCORE

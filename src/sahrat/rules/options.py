@@ -74,6 +74,9 @@ class KonkanOptions:
     players: int = 4
     rounds: int = 5
     turn_seconds: int = 30
+    # The pause between two rounds, for reading the round's summary: no turn timer runs
+    # and the next round's play waits until every player continues (0: no pause).
+    break_seconds: int = 15
     stake: int = 0
     hand_exempt_from_threshold: bool = False
     escalating_opening: bool = False
@@ -83,14 +86,20 @@ class KonkanOptions:
     swapped_joker_must_be_laid: bool = False
     redeal: bool = False
     max_reshuffles: int = 3
+    # Bounds on a match's length (RULES.md §1.3, §1.9): every match ends, whoever plays.
+    max_extra_rounds: int = 3
+    max_round_turns: int = 1000
 
     def __post_init__(self) -> None:
         _int("threshold", self.threshold, 0, 500)
         _int("players", self.players, 2, 4)
-        _int("rounds", self.rounds, 1, 100)
+        _int("rounds", self.rounds, 1, 20)
         _int("turn_seconds", self.turn_seconds, 10, 300)
+        _int("break_seconds", self.break_seconds, 0, 120)
         _int("stake", self.stake, 0, 10**9)
         _int("max_reshuffles", self.max_reshuffles, 0, 10)
+        _int("max_extra_rounds", self.max_extra_rounds, 0, 5)
+        _int("max_round_turns", self.max_round_turns, 100, 1000)
         for name in (
             "hand_exempt_from_threshold",
             "escalating_opening",
@@ -131,12 +140,18 @@ class ConquianOptions:
     double_after_draw: bool = False
     stake: int = 0
     turn_seconds: int = 30
+    break_seconds: int = 15  # the pause between two deals (as Konkan's between rounds)
+    # The match also ends at its this-many-th drawn deal (RULES.md §2.6): drawn deals
+    # (two timers refusing everything) could otherwise follow each other forever.
+    max_drawn_deals: int = 5
 
     def __post_init__(self) -> None:
         _int("wins_needed", self.wins_needed, 1, 50)
         _bool("double_after_draw", self.double_after_draw)
         _int("stake", self.stake, 0, 10**9)
         _int("turn_seconds", self.turn_seconds, 10, 300)
+        _int("break_seconds", self.break_seconds, 0, 120)
+        _int("max_drawn_deals", self.max_drawn_deals, 1, 20)
 
     @property
     def players(self) -> int:

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import SUITS, Card, Rank, Suit
+from .cards import SUITS, Card, Suit
 from .melds import ACE_HIGH, AceValue, Meld, build_meld
 
 JOKER = -1
@@ -384,60 +384,81 @@ def hand_out(hand: Sequence[Card], ace: AceValue = AceValue.ALWAYS_11) -> Search
 
 
 def konkan_out(hand: Sequence[Card], ace: AceValue = AceValue.ALWAYS_11) -> SearchResult | None:
-    """A Konkan in a 15-card hand: a 10-run + 4-set or an 11-run + 3-set, one card left."""
+    """The most valuable Konkan in a 15-card hand — a 10-run + 4-set or an 11-run +
+    3-set, one real card left to discard — or None.
+
+    Every run window of every suit is tried with its joker (a meld holds at most
+    one) on each position, also on a position whose card the hand holds: that
+    card may be the one the set needs (AC…8C JK TC JC beside 9H 9C' JK')."""
     if len(hand) != 15:
         return None
-    jokers = sum(1 for card in hand if card.is_joker)
+    jokers = [card for card in hand if card.is_joker]
     per_suit = Counter(card.suit for card in hand if not card.is_joker)
-    if not per_suit or max(per_suit.values()) + min(jokers, 1) < 10:
-        return None
+    held: dict[tuple[Suit, int], Card] = {}
+    for card in hand:
+        if card.suit is not None and card.rank is not None:
+            held.setdefault((card.suit, int(card.rank)), card)
+    best: SearchResult | None = None
     for run_length, set_size in ((10, 4), (11, 3)):
         for suit in SUITS:
-            for start in range(1, 16 - run_length):
-                found = _konkan_with_run(hand, suit, start, run_length, set_size, ace)
-                if found is not None:
-                    return found
-    return None
+            if per_suit[suit] + min(len(jokers), 1) < run_length:
+                continue
+            for start in range(1, ACE_HIGH - run_length + 2):
+                for run in _konkan_runs(held, jokers, suit, start, run_length):
+                    found = _konkan_with_run(hand, run, set_size, ace)
+                    if found is not None and (best is None or found.value > best.value):
+                        best = found
+    return best
+
+
+def _konkan_runs(
+    held: dict[tuple[Suit, int], Card], jokers: Sequence[Card], suit: Suit, start: int, length: int
+) -> list[list[Card]]:
+    """The ways to fill the run ``start``..``start + length - 1`` of ``suit`` (table order)
+    from the cards ``held`` (one per face) and at most one joker."""
+    real: dict[int, Card] = {}
+    for index in range(length):
+        position = start + index
+        card = held.get((suit, 1 if position == ACE_HIGH else position))
+        if card is not None:
+            real[index] = card
+    missing = [index for index in range(length) if index not in real]
+    if len(missing) > 1 or (missing and not jokers):
+        return []
+    # The joker fills the gap; with none, it stands nowhere or for a card the hand
+    # holds, which frees that card for the set.
+    places: list[int | None] = list(missing) if missing else [None]
+    if jokers and not missing:
+        places += range(length)
+    return [[jokers[0] if i == place else real[i] for i in range(length)] for place in places]
 
 
 def _konkan_with_run(
-    hand: Sequence[Card], suit: Suit, start: int, length: int, set_size: int, ace: AceValue
+    hand: Sequence[Card], run: list[Card], set_size: int, ace: AceValue
 ) -> SearchResult | None:
-    pool = list(hand)
-    jokers = [card for card in pool if card.is_joker]
-    run: list[Card] = []
-    used_joker = False
-    for position in range(start, start + length):
-        rank = Rank.ACE if position == ACE_HIGH else Rank(position)
-        match = next((c for c in pool if c.rank is rank and c.suit is suit), None)
-        if match is None:
-            if used_joker or not jokers:
-                return None
-            match = jokers.pop(0)
-            used_joker = True
-        pool.remove(match)
-        run.append(match)
-    # the rest: one set of ``set_size`` (at most one joker) and one real card to discard
-    reals = [card for card in pool if not card.is_joker]
-    spare_jokers = [card for card in pool if card.is_joker]
-    if len(spare_jokers) > 1:
-        return None
-    for discard in reals:
-        rest = [card for card in reals if card is not discard] + spare_jokers
-        if len(rest) != set_size:
+    """The run with a set of ``set_size`` from the other cards and one real card left."""
+    in_run = set(run)
+    rest = [card for card in hand if card not in in_run]
+    if sum(1 for card in rest if card.is_joker) > 1:
+        return None  # a meld holds one joker, and a joker is never the card discarded
+    for discard in rest:
+        if discard.is_joker:
             continue
-        try:
-            meld = build_meld(rest)
-        except ValueError:
-            continue
-        if meld.kind.value != "set":
-            continue
+        cards = [card for card in rest if card is not discard]
+        reals = [card for card in cards if not card.is_joker]
+        if len(cards) != set_size or len(reals) < 2:
+            return None
+        one_rank = len({card.rank for card in reals}) == 1
+        if not one_rank or len({card.suit for card in reals}) < len(reals):
+            continue  # not a set: try another card to discard
         try:
             run_meld = build_meld(run, joker_low=run[0].is_joker)
+            set_meld = build_meld(cards)
         except ValueError:
             return None
-        value = run_meld.value(ace) + meld.value(ace)
-        return SearchResult((tuple(run_meld.cards), tuple(meld.cards)), value, (discard,))
+        value = run_meld.value(ace) + set_meld.value(ace)
+        melds = (tuple(run_meld.cards), tuple(set_meld.cards))
+        return SearchResult(melds, value, (discard,))
     return None
 
 

@@ -92,7 +92,9 @@ class SuspendBody(BaseModel):
 async def create_table(body: AdminNewTable, admin: Admin, hub: HubDep) -> TableInfo:
     """Open a table with any options (a coin table: a positive ``stake``)."""
     with _table_errors():
-        info = await hub.create_table(admin.id, body.game, body.options, body.private, body.sit)
+        info = await hub.create_table(
+            admin.id, body.game, body.options, body.private, body.sit, capped=False
+        )
     return _info(info)
 
 

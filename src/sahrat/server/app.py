@@ -3,7 +3,14 @@
 At start-up the database is migrated (Alembic, unless a one-off ``sahrat
 migrate`` does it), then the hub reloads every unfinished table from its
 event log (or, in a cluster, joins the others and takes the tables nobody
-serves). ``/metrics`` serves Prometheus metrics.
+serves).
+
+``/metrics`` serves Prometheus metrics to whoever may read them: with
+``SAHRAT_METRICS_PORT`` only on that port (of ``SAHRAT_METRICS_HOST``, loopback
+by default); with ``SAHRAT_METRICS_TOKEN`` to requests bearing that token; with
+neither, to clients on this machine (loopback) only. Everyone else gets 404, as
+for a page that does not exist. Every HTTP response carries the security headers
+of ``edge.py``.
 
 A shutdown (SIGTERM or Ctrl-C) first hands every table over — leases
 released, clients told to reconnect — and only then closes the sockets, so
@@ -13,7 +20,9 @@ the other processes take the tables at once instead of after a lease time.
 from __future__ import annotations
 
 import gc
+import ipaddress
 import os
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,14 +32,15 @@ import uvicorn
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest, start_http_server
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from sahrat import __version__
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
-from . import admin, logs, players, routes, ws
+from . import admin, logs, players, routes, tickets, ws
+from .edge import SecurityHeaders, slow_request_guard
 from .hub import RUNNING, Hub
 from .migrate import migrate
 
@@ -59,6 +69,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(settings.database_url)
         hub = Hub(settings, engine)
         await hub.start()
+        metrics_server = (
+            start_http_server(settings.metrics_port, addr=settings.metrics_host)[0]
+            if settings.metrics_port is not None
+            else None
+        )
         # What start-up built (modules, reloaded tables) lives as long as the process:
         # freeze it out of the collector, and collect the young generation less often.
         # Full collections of a large heap were the server's long latency tail.
@@ -71,6 +86,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             app.state.ready = False
+            if metrics_server is not None:
+                metrics_server.shutdown()
             await hub.stop()
             await engine.dispose()
 
@@ -83,10 +100,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(routes.router)
     app.include_router(players.router)
     app.include_router(admin.router)
+    app.include_router(tickets.router)
     app.include_router(ws.router)
+    app.add_middleware(SecurityHeaders)
 
     @app.get("/metrics", include_in_schema=False)
-    async def prometheus_metrics() -> Response:
+    async def prometheus_metrics(request: Request) -> Response:
+        if not metrics_readable(request, settings):
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     static = static_dir()
@@ -94,6 +115,47 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The browser client: plain files, no build step. Mounted last so the API wins.
         app.mount("/", StaticFiles(directory=static, html=True), name="static")
     return app
+
+
+def metrics_readable(request: Request, settings: Settings) -> bool:
+    """May this request read /metrics on the public port (see the module's docstring)?"""
+    if settings.metrics_port is not None:
+        return False
+    if settings.metrics_token:
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and secrets.compare_digest(
+            given.strip().encode(), settings.metrics_token.encode()
+        )
+    try:  # the client's address, as uvicorn took it from a trusted proxy's header
+        return ipaddress.ip_address(request.client.host if request.client else "").is_loopback
+    except ValueError:
+        return False
+
+
+def uvicorn_config(
+    settings: Settings, host: str, port: int, log_level: str | None
+) -> uvicorn.Config:
+    """``sahrat serve``'s uvicorn: the app, with the limits and timeouts a server exposed
+    to the internet needs (a reverse proxy in front adds its own: docs/operations.md)."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    return uvicorn.Config(
+        "sahrat.server.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        log_level=log_level,
+        log_config=None if settings.log_format == "json" else uvicorn.config.LOGGING_CONFIG,
+        http=slow_request_guard(
+            AutoHTTPProtocol, settings.request_timeout_seconds, settings.max_request_head_bytes
+        ),
+        h11_max_incomplete_event_size=settings.max_request_head_bytes,
+        timeout_keep_alive=settings.keep_alive_seconds,
+        limit_concurrency=settings.max_connections,
+        ws_max_size=settings.max_frame_bytes,
+        ws_ping_interval=settings.ws_ping_seconds,
+        ws_ping_timeout=settings.ws_ping_seconds,
+    )
 
 
 def static_dir() -> Path | None:

@@ -1,16 +1,30 @@
 """Accounts and bearer tokens.
 
-Passwords are hashed with Argon2id (argon2-cffi). A token is 32 random bytes
-shown once to the client; the database keeps only its SHA-256, with an
-expiry, and can revoke it.
+Passwords are hashed with Argon2id (argon2-cffi), which costs about a third
+of a second of CPU and 64 MiB each time: the REST endpoints hash only in a
+:class:`HashPool` of a few threads, which refuses (503) rather than queue
+without end. A token is 32 random bytes shown once to the client; the
+database keeps only its SHA-256, with an expiry, and can revoke it.
+
+Account names are compared in one form (:func:`sahrat.store.models.name_key`):
+NFKC, case-folded. A new name must be visible letters, digits, '_' and '-'
+only (:func:`check_name`), so that no two names look alike.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
+import os
+import re
 import secrets
+import threading
+import unicodedata
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -22,6 +36,16 @@ from sahrat.store.models import Token, User
 
 _hasher = PasswordHasher()
 
+T = TypeVar("T")
+
+NAME_CHARS = "3 to 40 letters (Latin or Arabic), digits, '_' or '-'"
+# Latin letters and digits, '_', '-', Arabic-script letters and digits (no marks, no
+# tatweel, no punctuation).
+_NAME_LETTERS = re.compile(
+    "^[A-Za-z0-9_\\-\u0620-\u063f\u0641-\u064a\u0660-\u0669\u066e-\u066f"
+    "\u0671-\u06d3\u06d5\u06ee-\u06fc\u06ff]+$"
+)
+
 
 def hash_password(password: str) -> str:
     return _hasher.hash(password)
@@ -32,6 +56,65 @@ def verify_password(password_hash: str, password: str) -> bool:
         return _hasher.verify(password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
+
+
+class PoolFull(Exception):
+    """Every hashing thread is busy and the queue is full: try again shortly."""
+
+
+def _lower_priority() -> None:
+    """A hashing thread (and the threads Argon2 starts from it, which inherit it) yields
+    the CPU to the event loop: a flood of logins waits, the lobby does not."""
+    with contextlib.suppress(AttributeError, OSError):  # Linux: a thread has its own nice
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+
+
+class HashPool:
+    """A few threads for password hashing, and a bounded queue in front of them."""
+
+    def __init__(self, threads: int, queue: int) -> None:
+        self._executor = ThreadPoolExecutor(
+            threads, thread_name_prefix="hash", initializer=_lower_priority
+        )
+        self.capacity = threads + queue
+        self.busy = 0  # running and waiting jobs (changed on the event loop only)
+
+    async def run(self, work: Callable[..., T], *args: object) -> T:
+        if self.busy >= self.capacity:
+            raise PoolFull
+        self.busy += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, work, *args)
+        finally:
+            self.busy -= 1
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def check_name(raw: str) -> str:
+    """The name in NFKC, or ValueError saying what is wrong with it. Format and bidi
+    controls, joiners, combining marks and the Arabic tatweel are refused by name:
+    they make a name look like another one."""
+    name = unicodedata.normalize("NFKC", raw)
+    for char in name:
+        category = unicodedata.category(char)
+        if category[0] in "CZM" or char == "\u0640":
+            kind = {
+                "Cf": "an invisible format or bidi control character",
+                "Cc": "a control character",
+                "Zs": "a space",
+                "Mn": "a combining mark",
+                "Me": "a combining mark",
+                "Mc": "a combining mark",
+            }.get(category, "an invisible character")
+            if char == "\u0640":
+                kind = "the tatweel (kashida)"
+            label = unicodedata.name(char, "unnamed")
+            raise ValueError(f"the name holds {kind}, U+{ord(char):04X} {label}; remove it")
+    if not 3 <= len(name) <= 40 or not _NAME_LETTERS.match(name):
+        raise ValueError(f"a name is {NAME_CHARS}")
+    return name
 
 
 def _digest(token: str) -> str:

@@ -107,8 +107,8 @@ class Moved(Exception):
 class RemoteConnection(Connection):
     """On the owner: a connection held by another process, reached through Redis."""
 
-    def __init__(self, cluster: Cluster, origin: str, cid: str, user_id: int, seat: int | None):
-        super().__init__(user_id=user_id, seat=seat)
+    def __init__(self, cluster: Cluster, origin: str, cid: str, user_id: int):
+        super().__init__(user_id=user_id)
         self.cluster = cluster
         self.origin = origin
         self.cid = cid
@@ -446,7 +446,7 @@ class Cluster:
             return
         user_id = int(envelope["u"])
         self.hub.remember_name(user_id, str(envelope.get("n", "")))
-        conn = RemoteConnection(self, origin, cid, user_id, table.seat_of(user_id))
+        conn = RemoteConnection(self, origin, cid, user_id)  # seated by table.connect
         self.attached[(origin, cid)] = (table_id, conn)
         since = envelope.get("s")
         table.connect(conn, since if isinstance(since, int) else None)

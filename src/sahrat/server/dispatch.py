@@ -6,13 +6,12 @@ process (``cluster.py``): both end here, on the process that owns the table.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
-from .protocol import REACTIONS, Command, Ping, React
+from .protocol import REACTIONS, Command, Continue, Ping, React
 from .table import Connection, Table, refusal
 
 
@@ -39,9 +38,20 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
         return
     kind = data.get("type") if isinstance(data, dict) else None
     if kind == "ping":
-        with contextlib.suppress(ValidationError):
+        try:
             Ping.model_validate(data)
+        except ValidationError:  # its schema allows nothing but its type
+            conn.send(error_message(table.seq, "bad_message", 'a ping is {"type": "ping"} only'))
+            return
         conn.send({"type": "pong", "seq": table.seq, "payload": {}})
+        return
+    if kind == "continue":
+        try:
+            Continue.model_validate(data)
+        except ValidationError:
+            conn.send(error_message(table.seq, "bad_message", 'continue is {"type": "continue"}'))
+            return
+        table.continue_play(conn)
         return
     if kind == "react":
         try:
@@ -56,7 +66,9 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
     if kind != "command":
         conn.send(
             error_message(
-                table.seq, "bad_message", "expected a message of type command, react or ping"
+                table.seq,
+                "bad_message",
+                "expected a message of type command, continue, react or ping",
             )
         )
         return

@@ -14,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC
 from typing import Any
 
 from redis.exceptions import RedisError
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from sahrat.rules.errors import BadOption
@@ -29,14 +30,18 @@ from sahrat.settings import Settings
 from sahrat.store import ledger
 from sahrat.store.db import make_sessions
 from sahrat.store.log import LogWriter
-from sahrat.store.models import GameTable, LogEntry, Seat, ServerSetting, User
+from sahrat.store.models import GameTable, LogEntry, Match, Seat, ServerSetting, User
 
 from . import metrics
+from .auth import HashPool
 from .cluster import MOVED, Cluster, retrying
-from .limits import Limits
+from .limits import AccountLimits, Limits
 from .table import Connection, Table, TableError
 
 log = logging.getLogger("sahrat.hub")
+
+MAX_TABLE_ID = 2**31 - 1  # ids are 32-bit integers in the database
+LIVE = ("waiting", "playing")
 
 RUNNING: set[Hub] = set()  # the hubs of this process, for a graceful shutdown
 
@@ -83,11 +88,23 @@ class Hub:
             settings.abuse_limit,
         )
         self.sockets: dict[str, set[Connection]] = {}  # open WebSockets by token digest
+        self.account_limits = AccountLimits(
+            settings.new_accounts_per_address_hour,
+            settings.new_accounts_per_minute,
+            settings.logins_per_address_minute,
+            settings.logins_per_name_hour,
+            settings.logins_per_minute,
+        )
+        self.passwords = HashPool(settings.hash_threads, settings.hash_queue)
+        self.sockets_of: dict[int, int] = {}  # how many WebSockets each user holds open here
+        self._creating = asyncio.Lock()  # counting a creator's open tables, then adding one
+        self._sweeper: asyncio.Task[None] | None = None
         metrics.LIVE_TABLES.set_function(lambda: len(self.tables))
 
     async def start(self) -> None:
         RUNNING.add(self)
         self.writer.start()
+        self._sweeper = asyncio.create_task(self._expire_waiting_tables(), name="expire-waiting")
         async with self.sessions() as session:
             for setting in (await session.scalars(select(ServerSetting))).all():
                 if hasattr(self.defaults, setting.key):
@@ -117,6 +134,9 @@ class Hub:
                     await self.cluster.release(table_id)
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
         await self.hand_over()
         if self.cluster is not None:
             await self.cluster.stop()
@@ -230,9 +250,11 @@ class Hub:
         private: bool,
         sit: bool = True,
         address: str | None = None,
+        capped: bool = True,
     ) -> dict[str, Any]:
         """Open a table with validated options (raises BadOption naming a bad one) and
-        return its info as the creator sees it."""
+        return its info as the creator sees it. A ``capped`` creator (anyone but an
+        admin) may have only so many open tables (against table spam)."""
         if game not in GAMES:
             raise BadOption("game", f"must be one of {list(GAMES)}, not {game!r}")
         values = dict(options)
@@ -243,7 +265,9 @@ class Hub:
         if sit:
             await self.check_can_sit(creator_id, int(parsed.stake))
         invite_code = secrets.token_urlsafe(8) if private else None
-        async with self.sessions() as session, session.begin():
+        async with self._creating, self.sessions() as session, session.begin():
+            if capped:
+                await self._check_open_tables(session, creator_id)
             row = GameTable(
                 game=game,
                 options=stored,
@@ -267,9 +291,25 @@ class Hub:
             )
         return dict(await self.call(table_id, "info", viewer=creator_id))
 
+    async def _check_open_tables(self, session: Any, creator_id: int) -> None:
+        limit = self.settings.max_open_tables_per_account
+        open_tables = await session.scalar(
+            select(func.count())
+            .select_from(GameTable)
+            .where(GameTable.creator_id == creator_id, GameTable.status.in_(LIVE))
+        )
+        if open_tables >= limit:
+            raise TableError(
+                "too_many_tables",
+                f"you already have {open_tables} open tables (at most {limit}); open another "
+                "when one is over (a waiting table nobody watches closes after a while)",
+            )
+
     async def locate(self, table_id: int) -> Table | str:
         """The live table if this process serves it, else the id of the process that
         does (taking a table that nobody serves). Raises TableError 404 if not live."""
+        if not 1 <= table_id <= MAX_TABLE_ID:
+            raise _no_table(table_id)  # never a database error for an id out of range
         table = self.tables.get(table_id)
         if self.cluster is None:
             if table is None:
@@ -306,7 +346,12 @@ class Hub:
 
     async def run_op(self, table: Table, op: str, args: dict[str, Any]) -> Any:
         """A table operation on a table this process serves; returns the table's info
-        as ``viewer`` (or the acting user) sees it."""
+        as ``viewer`` (or the acting user) sees it. A player's operation on a private
+        table they may not see is refused as if the table did not exist."""
+        if op in PLAYER_OPS:
+            user = args.get("viewer") if op == "info" else args.get("user_id")
+            if not admits(table, user, args.get("invite")):
+                raise _no_table(table.id)
         if op == "info":
             return table.info(args.get("viewer"))
         if op == "join":
@@ -330,9 +375,7 @@ class Hub:
         """The id of the live table with this invite code."""
         if self.cluster is None:
             for table in self.tables.values():
-                if table.invite_code is not None and secrets.compare_digest(
-                    table.invite_code, code
-                ):
+                if _invited(table.invite_code, code):
                     return table.id
         else:
             async with self.sessions() as session:
@@ -346,21 +389,41 @@ class Hub:
                 return int(found)
         raise TableError("bad_invite", "no table has that invite code", 404)
 
-    async def list_tables(self, viewer: int | None, *, private: bool) -> list[dict[str, Any]]:
-        """The live tables (public ones only unless ``private``), oldest first. In a
-        cluster they come from the database, where presence is not kept."""
+    async def list_tables(
+        self,
+        viewer: int | None,
+        *,
+        private: bool,
+        game: str | None = None,
+        status: str | None = None,
+        after: int = 0,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """The live tables (public ones only unless ``private``; of one ``game``, in one
+        ``status`` if given), oldest first: at most ``limit`` of them, from the first
+        with an id above ``after``. In a cluster they come from the database, where
+        presence is not kept."""
+        wanted = (status,) if status is not None else LIVE
         if self.cluster is None:
-            found = [
-                t
-                for t in self.tables.values()
-                if (private or not t.private) and t.status in ("waiting", "playing")
-            ]
-            return [t.info(viewer) for t in sorted(found, key=lambda t: t.id)]
+            found = sorted(
+                (
+                    t
+                    for t in self.tables.values()
+                    if t.id > after
+                    and t.status in wanted
+                    and (private or not t.private)
+                    and (game is None or t.game == game)
+                ),
+                key=lambda t: t.id,
+            )
+            return [t.info(viewer) for t in found[:limit]]
         async with self.sessions() as session:
-            query = select(GameTable).where(GameTable.status.in_(("waiting", "playing")))
+            query = select(GameTable).where(GameTable.status.in_(wanted), GameTable.id > after)
             if not private:
                 query = query.where(GameTable.private.is_(False))
-            rows = (await session.scalars(query.order_by(GameTable.id))).all()
+            if game is not None:
+                query = query.where(GameTable.game == game)
+            rows = (await session.scalars(query.order_by(GameTable.id).limit(limit))).all()
             seats = (
                 await session.scalars(select(Seat).where(Seat.table_id.in_([r.id for r in rows])))
             ).all()
@@ -374,6 +437,54 @@ class Hub:
         """A table's info: from this process if it serves it, else from its rows."""
         table = self.tables.get(row.id) or self._table_from_row(row, seats)
         return table.info(viewer)
+
+    # --- who may see a table, and how many sockets --------------------------------------
+
+    async def admits_stored(self, table_id: int, user_id: int | None, invite: str | None) -> bool:
+        """Whether a player may see a table, from the database (for a table this
+        process does not serve, or no longer: a finished one). The creator, anyone who
+        had a seat or played a match there, and a holder of the invite code may."""
+        if not 1 <= table_id <= MAX_TABLE_ID:
+            return False
+        async with self.sessions() as session:
+            row = await session.get(GameTable, table_id)
+            if row is None:
+                return False
+            if not row.private or user_id == row.creator_id or _invited(row.invite_code, invite):
+                return True
+            if user_id is None:
+                return False
+            seated = await session.scalar(
+                select(Seat.seat).where(Seat.table_id == table_id, Seat.user_id == user_id)
+            )
+            if seated is not None:
+                return True
+            players = (
+                await session.scalars(select(Match.players).where(Match.table_id == table_id))
+            ).all()
+        return any(user_id in (seats or []) for seats in players)
+
+    def socket_refusal(self, user_id: int, where: Table | str) -> tuple[int, str] | None:
+        """The close code and reason refusing one more socket to this user (None: it may
+        open): an account holds only so many sockets on a process, and a table takes
+        only so many spectators (its players always get in). A connection costs every
+        other one at its table a message, so these bound what one account can cost."""
+        limit = self.settings.max_sockets_per_account
+        if self.sockets_of.get(user_id, 0) >= limit:
+            return 4409, f"you have {limit} sockets open already; close one first"
+        if isinstance(where, Table):
+            return spectator_refusal(where, user_id, self.settings.max_spectators_per_table)
+        return None
+
+    def socket_opened(self, user_id: int) -> None:
+        self.sockets_of[user_id] = self.sockets_of.get(user_id, 0) + 1
+
+    def socket_closed(self, user_id: int) -> None:
+        left = self.sockets_of.get(user_id, 0) - 1
+        if left > 0:
+            self.sockets_of[user_id] = left
+        else:
+            self.sockets_of.pop(user_id, None)
 
     def track_socket(self, digest: str, conn: Connection) -> None:
         self.sockets.setdefault(digest, set()).add(conn)
@@ -472,18 +583,38 @@ class Hub:
     # --- coins and admins -----------------------------------------------------------
 
     async def check_can_sit(self, user_id: int, stake: int) -> None:
-        """Refuse a seat to a suspended player, or at a coin table to one who cannot
-        cover the stake (checked again, in the database, when the match starts)."""
+        """Refuse a seat to a suspended player; at a coin table, to a guest, to an
+        account with fewer finished matches of its own than the server asks, or to one
+        who cannot cover the stake (checked again, in the database, when the match
+        starts). docs/economy.md says why."""
         if user_id in self.suspended:
             raise TableError("suspended", "your account is suspended; you cannot sit down", 403)
-        if stake > 0:
-            async with self.sessions() as session:
-                have = await ledger.balance(session, ledger.user_account(user_id))
-            if have < stake:
+        if stake <= 0:
+            return
+        async with self.sessions() as session:
+            user = await session.get(User, user_id)
+            if user is not None and user.guest and not self.settings.guests_at_coin_tables:
                 raise TableError(
-                    "not_enough_coins",
-                    f"this table's stake is {stake} coins and you have {have}",
+                    "coin_table_needs_account",
+                    "guests play at free tables; sign up (a name and a password) to play for coins",
+                    403,
                 )
+            needed = self.settings.coin_table_min_matches
+            if needed > 0:
+                played = await _matches_played(session, user_id)
+                if played < needed:
+                    raise TableError(
+                        "coin_table_needs_matches",
+                        f"finish {needed} matches of your own at free tables before you "
+                        f"play for coins ({played} so far)",
+                        403,
+                    )
+            have = await ledger.balance(session, ledger.user_account(user_id))
+        if have < stake:
+            raise TableError(
+                "not_enough_coins",
+                f"this table's stake is {stake} coins and you have {have}",
+            )
 
     async def coin_balances(self, user_ids: list[int]) -> dict[int, int]:
         async with self.sessions() as session:
@@ -541,22 +672,65 @@ class Hub:
         """Close a table that is not playing (its seats are emptied)."""
         return dict(await self.call(table_id, "close", viewer=viewer))
 
-    async def _close_table(self, table: Table) -> None:
+    async def _close_table(self, table: Table, unless: Callable[[], bool] | None = None) -> None:
+        """Close a table (not while it plays, nor when ``unless`` says no once its
+        lock is held); a waiting table's seats are freed."""
         async with table.lock:
             if table.status == "playing":
                 raise TableError(
                     "match_in_progress", "the table's match is in progress; close it after"
                 )
+            if unless is not None and unless():
+                return
+            was_waiting = table.status == "waiting"
             async with self.sessions() as session, session.begin():
                 row = await session.get(GameTable, table.id)
                 if row is not None:
                     row.status = "closed"
+                if was_waiting:
+                    await session.execute(delete(Seat).where(Seat.table_id == table.id))
             table.status = "closed"
+            if was_waiting:
+                table.seats = [None] * len(table.seats)
             table.broadcast_table()
             table.close()
         self.tables.pop(table.id, None)
         if self.cluster is not None:
             await self.cluster.release(table.id)
+
+    async def _expire_waiting_tables(self) -> None:
+        """Close the waiting tables nobody has watched (no socket open to them) and
+        whose seats have not changed for ``waiting_table_seconds``: a table opened and
+        forgotten must not stay in the lobby for ever. In a cluster each process does it
+        for the tables it serves."""
+        limit = self.settings.waiting_table_seconds
+        quiet: dict[int, tuple[float, list[int | None]]] = {}  # since when, with which seats
+        while True:
+            await asyncio.sleep(min(30.0, limit / 4))
+            now = time.monotonic()
+            for table_id in set(quiet) - set(self.tables):
+                del quiet[table_id]
+            for table in list(self.tables.values()):
+                if table.status != "waiting" or table.connections or not self.may_write(table.id):
+                    quiet.pop(table.id, None)
+                    continue
+                since, seats = quiet.setdefault(table.id, (now, list(table.seats)))
+                if seats != table.seats:
+                    quiet[table.id] = (now, list(table.seats))
+                elif now - since >= limit:
+                    del quiet[table.id]
+                    await self._expire(table, seats)
+
+    async def _expire(self, table: Table, seats: list[int | None]) -> None:
+        def busy() -> bool:  # someone came or sat down while the lock was awaited
+            return bool(table.connections) or table.seats != seats or table.status != "waiting"
+
+        try:
+            await self._close_table(table, unless=busy)
+        except Exception:
+            log.exception("could not close idle waiting table %s", table.id)
+        else:
+            log.info("closed idle waiting table %s", table.id, extra={"table_id": table.id})
 
     async def update_options(
         self, table_id: int, options: dict[str, Any], viewer: int | None = None
@@ -595,5 +769,55 @@ class Hub:
         return self.cluster is None or self.cluster.holds(table_id)
 
 
+async def _matches_played(session: Any, user_id: int) -> int:
+    """The finished matches in which the user made at least one move themselves (a
+    command of theirs is in the log: a bot's or the timer's moves have no client id)."""
+    own_move = (
+        select(LogEntry.id)
+        .where(
+            LogEntry.table_id == Seat.table_id,
+            LogEntry.seat == Seat.seat,
+            LogEntry.client_id.is_not(None),
+        )
+        .exists()
+    )
+    found = await session.scalar(
+        select(func.count(func.distinct(Match.id)))
+        .join(Seat, Seat.table_id == Match.table_id)
+        .where(Seat.user_id == user_id, own_move)
+    )
+    return int(found or 0)
+
+
 def _no_table(table_id: int) -> TableError:
     return TableError("no_such_table", f"there is no open table {table_id}", 404)
+
+
+PLAYER_OPS = ("info", "join", "leave", "start")  # the operations that check admits()
+
+
+def admits(table: Table, user_id: int | None, invite: str | None = None) -> bool:
+    """Whether a player may see a table: any public one; a private one only its
+    creator, its seated players and a holder of its invite code (anyone else is told it
+    does not exist, so that guessing ids reveals nothing)."""
+    if not table.private or _invited(table.invite_code, invite):
+        return True
+    return user_id is not None and (user_id == table.creator_id or user_id in table.seats)
+
+
+def spectator_refusal(table: Table, user_id: int, limit: int) -> tuple[int, str] | None:
+    """The close code refusing a spectator's socket to a table that has ``limit`` of them."""
+    if table.seat_of(user_id) is not None:
+        return None
+    watching = sum(1 for conn in table.connections if conn.seat is None and not conn.closed)
+    if watching >= limit:
+        return 4410, f"this table has {limit} spectators already; try again later"
+    return None
+
+
+def _invited(code: str | None, given: str | None) -> bool:
+    return (
+        code is not None
+        and given is not None
+        and secrets.compare_digest(code.encode(), given.encode())  # str: ASCII only
+    )

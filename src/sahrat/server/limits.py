@@ -85,3 +85,48 @@ class ConnectionLimit:
     @property
     def abusive(self) -> bool:
         return len(self.refused) >= self.limits.abuse
+
+
+class Throttle:
+    """``count`` requests per ``window`` seconds for each key (a network, a name, or
+    one key for everybody): a token bucket per key, kept for the most recent keys.
+    The buckets are this process's own: N processes behind a load balancer let up
+    to N times as many through."""
+
+    def __init__(self, count: int, window: float, max_keys: int = MAX_ACCOUNTS) -> None:
+        self.rate, self.burst = count / window, float(count)
+        self.max_keys = max_keys
+        self._buckets: OrderedDict[str, Bucket] = OrderedDict()
+
+    def wait(self, key: str) -> float:
+        """Take one request for ``key``: 0 if it may go on, else the seconds until it
+        may (and nothing is taken)."""
+        now = time.monotonic()
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = Bucket(self.rate, self.burst)
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+        if bucket.take(now):
+            return 0.0
+        return (1.0 - bucket.tokens) / self.rate
+
+
+class AccountLimits:
+    """How fast accounts may be made and signed in to: per network, per name, overall."""
+
+    def __init__(
+        self,
+        new_per_network_hour: int,
+        new_per_minute: int,
+        logins_per_network_minute: int,
+        logins_per_name_hour: int,
+        logins_per_minute: int,
+    ) -> None:
+        self.new_per_network = Throttle(new_per_network_hour, 3600.0)
+        self.new_overall = Throttle(new_per_minute, 60.0, max_keys=1)
+        self.logins_per_network = Throttle(logins_per_network_minute, 60.0)
+        self.logins_per_name = Throttle(logins_per_name_hour, 3600.0)
+        self.logins_overall = Throttle(logins_per_minute, 60.0, max_keys=1)

@@ -5,22 +5,51 @@ JSON by python-json-logger, with the fields a record carries as ``extra``
 (``table_id``, ``seat``) as keys of their own — what a log collector needs
 to follow one table across processes.
 
-Browsers cannot set headers on a WebSocket, so the token travels in the
-query string (``/ws/tables/1?token=…``), and uvicorn logs each WebSocket's
-path with its query. This filter masks the token in every log record of
-uvicorn's loggers before it is written anywhere.
+No secret belongs in a URL: the WebSocket opens with a one-time ticket and
+refuses ``?token=``. Still, a URL's query is whatever the client sent, and
+uvicorn logs each request's path with its query. This filter masks, in every
+log record of uvicorn's loggers, the value of each query parameter whose name,
+once percent-decoded (``%74oken`` is ``token``), is a secret's: a token, a
+ticket, an invite code.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import unquote_plus
 
-_TOKEN = re.compile(r"(token=)[^&\s\"']+")
+SECRET_NAMES = frozenset({"token", "access_token", "ticket", "invite", "invite_code"})
+REDACTED = "[redacted]"
+_QUERY = re.compile(r"\?([^\s\"'#]+)")  # a URL's query, up to a space or a quote
+_SECRET = re.compile(r"(?:^|[^a-z_])(?:access_token|token|ticket|invite(?:_code)?)\s*=", re.I)
+
+
+def _decoded(text: str) -> str:
+    """Percent-decoded until nothing changes (a name encoded twice is decoded twice)."""
+    for _ in range(4):
+        once = unquote_plus(text)
+        if once == text:
+            break
+        text = once
+    return text
+
+
+def _redact_query(found: re.Match[str]) -> str:
+    parts = []
+    for part in found.group(1).split("&"):
+        name, eq, _value = part.partition("=")
+        if eq and _decoded(name).strip().lower() in SECRET_NAMES:
+            part = f"{name}={REDACTED}"
+        elif _SECRET.search(_decoded(part)):  # an encoded '=' or '&' inside the part
+            part = REDACTED
+        parts.append(part)
+    return "?" + "&".join(parts)
 
 
 def redact(text: str) -> str:
-    return _TOKEN.sub(r"\1[redacted]", text)
+    """``text`` with the secrets of every URL query in it masked."""
+    return _QUERY.sub(_redact_query, text)
 
 
 class RedactTokens(logging.Filter):

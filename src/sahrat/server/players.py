@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sahrat.store import ledger
-from sahrat.store.models import Balance, LedgerAccount, LedgerEntry, Match, Seat, User
+from sahrat.store.models import Balance, LedgerAccount, LedgerEntry, LogEntry, Match, Seat, User
 
 from .auth import CurrentUser
 from .routes import MAX_ID, HubDep, MatchSummary, _match_fields, _responses, _utc
@@ -109,6 +109,26 @@ async def my_matches(
     return out
 
 
+def _played_a_match() -> Any:
+    """The user held a seat in a finished match and made a move there themselves (a
+    bot's or the turn timer's moves carry no client id)."""
+    return (
+        select(Seat.id)
+        .join(Match, Match.table_id == Seat.table_id)
+        .where(
+            Seat.user_id == User.id,
+            select(LogEntry.id)
+            .where(
+                LogEntry.table_id == Seat.table_id,
+                LogEntry.seat == Seat.seat,
+                LogEntry.client_id.is_not(None),
+            )
+            .exists(),
+        )
+        .exists()
+    )
+
+
 @router.get("/leaderboard", response_model=list[LeaderRow])
 async def leaderboard(
     hub: HubDep,
@@ -117,7 +137,10 @@ async def leaderboard(
     ),
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> list[LeaderRow]:
-    """The best players by coins held or by matches won (ties: the older account)."""
+    """The best players by coins held or by matches won (ties: the older account).
+    Only registered accounts that finished a match with moves of their own are ranked:
+    not guests, not fresh accounts sitting on their welcome coins, not suspended ones,
+    not admins (docs/economy.md)."""
     wins = (
         select(Seat.user_id.label("user_id"), func.count(Match.id).label("wins"))
         .join(Match, (Match.table_id == Seat.table_id) & (Match.winner_seat == Seat.seat))
@@ -142,7 +165,12 @@ async def leaderboard(
         select(User.id, User.name, coins_col, wins_col)
         .outerjoin(coins, coins.c.user_id == User.id)
         .outerjoin(wins, wins.c.user_id == User.id)
-        .where(User.is_admin.is_(False))
+        .where(
+            User.is_admin.is_(False),
+            User.guest.is_(False),
+            User.suspended.is_(False),
+            _played_a_match(),
+        )
         .order_by(*order, User.id)
         .limit(limit)
     )

@@ -63,6 +63,14 @@ class Ping(BaseModel):
     type: Literal["ping"]
 
 
+class Continue(BaseModel):
+    """Done reading the round's summary: start the next round (when everyone has)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["continue"]
+
+
 # --- server → client ------------------------------------------------------------------
 
 
@@ -98,13 +106,33 @@ class TableInfo(BaseModel):
     )
 
 
+class RoundBreak(BaseModel):
+    """The pause between two rounds (deals): no turn timer runs, nobody can move."""
+
+    until: float = Field(description="when the next round's play starts anyway, Unix seconds")
+    waiting: list[int] = Field(description="the seats whose player has not continued yet")
+
+
 class Snapshot(BaseModel):
     """Everything a connection needs to draw the table from scratch."""
 
     table: TableInfo
     seat: int | None = Field(description="the connection's seat; null for a spectator")
     view: dict[str, Any] | None = Field(description="the engine's view for that seat")
-    deadline: float | None = Field(description="turn deadline, Unix seconds")
+    deadline: float | None = Field(
+        description="when the table moves on by itself, Unix seconds: the turn's deadline, "
+        "or during a round break the break's end"
+    )
+    round_break: RoundBreak | None = Field(
+        default=None, description="set between two rounds (deals) until play resumes"
+    )
+
+
+class BreakInfo(BaseModel):
+    """A round break changed: a player continued, or it ended (``round_break`` null)."""
+
+    round_break: RoundBreak | None
+    deadline: float | None = Field(description="the break's end, or the turn's once it ended")
 
 
 class Update(BaseModel):
@@ -117,6 +145,9 @@ class Update(BaseModel):
     )
     deadline: float | None
     by: Literal["player", "timer", "bot"]
+    round_break: RoundBreak | None = Field(
+        default=None, description="set when this step ended a round (deal) and a break began"
+    )
 
 
 class Reply(BaseModel):
@@ -137,7 +168,16 @@ class Resume(BaseModel):
 
 class ServerMessage(BaseModel):
     type: Literal[
-        "snapshot", "update", "reply", "resume", "table", "reaction", "error", "pong", "bye"
+        "snapshot",
+        "update",
+        "reply",
+        "resume",
+        "table",
+        "break",
+        "reaction",
+        "error",
+        "pong",
+        "bye",
     ]
     seq: int
     payload: dict[str, Any]
@@ -149,6 +189,7 @@ MESSAGE_PAYLOADS: dict[str, type[BaseModel] | None] = {
     "reply": Reply,
     "resume": Resume,
     "table": TableInfo,
+    "break": BreakInfo,
     "reaction": Reaction,
     "error": ErrorInfo,
     "pong": None,

@@ -10,12 +10,14 @@ the hub (``request.app.state.hub``); the routes decide no rule themselves.
 from __future__ import annotations
 
 import asyncio
+import math
 import secrets
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import (
     APIRouter,
@@ -28,18 +30,23 @@ from fastapi import (
     Response,
     status,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import defer
 
-from sahrat.rules.errors import BadOption
-from sahrat.rules.record import GAMES, GameRecord, engine_for, replay
+from sahrat.rules.errors import BadOption, RuleError
+from sahrat.rules.record import GAMES, GameRecord, Replayer
 from sahrat.store import ledger
-from sahrat.store.models import GameTable, Match, User
+from sahrat.store.models import Match, User, name_key
 
+from .addresses import network_key
 from .auth import (
+    NAME_CHARS,
     CurrentUser,
+    PoolFull,
     bearer_token,
+    check_name,
     hash_password,
     issue_token,
     revoke_token,
@@ -48,14 +55,16 @@ from .auth import (
     verify_password,
 )
 from .hub import Hub
+from .limits import Throttle
 from .protocol import ErrorInfo, TableInfo
 from .table import TableError
 
-NAME_PATTERN = r"^[A-Za-z0-9_\-\u0600-\u06FF]{3,40}$"
+NAME_PATTERN = r"^[A-Za-z0-9_\-\u0600-\u06FF]{3,40}$"  # a first check (sahrat admin create)
 GUEST_ATTEMPTS = 8
 MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database: a larger one is a 422, not a 500
 TableId = Annotated[int, Path(ge=1, le=MAX_ID)]
 MatchId = Annotated[int, Path(ge=1, le=MAX_ID)]
+T = TypeVar("T")
 
 
 @cache
@@ -135,11 +144,16 @@ class Credentials(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(
-        pattern=NAME_PATTERN,
-        description="3 to 40 letters (Latin or Arabic), digits, '_' or '-'",
+        max_length=100,
+        description=f"{NAME_CHARS}; taken in NFKC, and unique whatever its case",
         examples=["layla"],
     )
     password: str = Field(min_length=8, max_length=1024, examples=["correct horse"])
+
+    @field_validator("name")
+    @classmethod
+    def _visible_name(cls, name: str) -> str:
+        return check_name(name)
 
 
 class LoginBody(BaseModel):
@@ -165,6 +179,9 @@ class JoinBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     seat: int | None = Field(default=None, description="a free seat; the first free by default")
+    invite_code: str | None = Field(
+        default=None, max_length=64, description="a private table's invite code"
+    )
 
 
 class InviteBody(BaseModel):
@@ -246,9 +263,49 @@ def _user_out(user: User) -> UserOut:
 
 
 def _address(request: Request) -> str | None:
-    """The client's network address (behind a proxy, uvicorn's ``--forwarded-allow-ips``
-    / ``FORWARDED_ALLOW_IPS`` makes it the one the proxy saw)."""
-    return request.client.host if request.client is not None else None
+    """The client's network, as ``addresses.network_key`` gives it (an IPv6 address as
+    its /64), or None if unknown. Behind a proxy that uvicorn trusts
+    (``FORWARDED_ALLOW_IPS``) it is the address the proxy saw."""
+    return network_key(request.client.host if request.client is not None else None)
+
+
+def _throttle(code: str, message: str, *checks: tuple[Throttle, str]) -> None:
+    """A 429 with Retry-After when any of the throttles refuses its key."""
+    for throttle, key in checks:
+        wait = throttle.wait(key)
+        if wait > 0:
+            raise HTTPException(
+                status.HTTP_429_TOO_MANY_REQUESTS,
+                detail={"code": code, "message": message},
+                headers={"Retry-After": str(math.ceil(wait))},
+            )
+
+
+def _new_account_allowed(hub: Hub, request: Request) -> None:
+    limits = hub.account_limits
+    _throttle(
+        "too_many_accounts",
+        "too many new accounts from your network, or from everywhere at once; try later",
+        (limits.new_per_network, _address(request) or "unknown"),
+        (limits.new_overall, "all"),
+    )
+
+
+async def _hashing(hub: Hub, work: Callable[..., T], *args: object) -> T:
+    """Password work in the hub's few hashing threads; a 503 when they are all taken."""
+    try:
+        return await hub.passwords.run(work, *args)
+    except PoolFull as error:
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            detail={"code": "busy", "message": "the server is busy checking passwords; retry"},
+            headers={"Retry-After": "1"},
+        ) from error
+
+
+def _password_matches(stored: str | None, password: str) -> bool:
+    """(In a hashing thread.) Without a stored hash a dummy one is checked all the same."""
+    return verify_password(stored or _dummy_hash(), password) and stored is not None
 
 
 def _info(data: dict[str, Any]) -> TableInfo:
@@ -268,9 +325,16 @@ async def _welcome(session: Any, hub: Hub, user_id: int) -> None:
 players = APIRouter(prefix="/api", tags=["players"])
 
 
-@players.post("/guests", status_code=status.HTTP_201_CREATED, response_model=AuthOut)
-async def create_guest(hub: HubDep) -> AuthOut:
-    """A fresh guest account (no password) and a token for it."""
+@players.post(
+    "/guests",
+    status_code=status.HTTP_201_CREATED,
+    response_model=AuthOut,
+    responses=_responses(429, 503),
+)
+async def create_guest(hub: HubDep, request: Request) -> AuthOut:
+    """A fresh guest account (no password) and a token for it. A guest plays at free
+    tables only (docs/economy.md)."""
+    _new_account_allowed(hub, request)
     for _ in range(GUEST_ATTEMPTS):
         name = f"guest-{secrets.token_hex(3)}"
         try:
@@ -291,17 +355,21 @@ async def create_guest(hub: HubDep) -> AuthOut:
     "/users",
     status_code=status.HTTP_201_CREATED,
     response_model=AuthOut,
-    responses=_responses(409),
+    responses=_responses(409, 429, 503),
 )
-async def sign_up(body: Credentials, hub: HubDep) -> AuthOut:
-    """Create an account with a name and a password, and sign in."""
-    password_hash = await asyncio.to_thread(hash_password, body.password)
+async def sign_up(body: Credentials, hub: HubDep, request: Request) -> AuthOut:
+    """Create an account with a name and a password, and sign in. The name is taken in
+    NFKC and compared whatever its case: ``Boss`` is taken once ``boss`` is."""
     taken = _error(status.HTTP_409_CONFLICT, "name_taken", f"the name {body.name!r} is taken")
+    key = name_key(body.name)
+    async with hub.sessions() as session:  # before hashing: a taken name costs nothing
+        if await session.scalar(select(User.id).where(User.name_key == key)) is not None:
+            raise taken
+    _new_account_allowed(hub, request)
+    password_hash = await _hashing(hub, hash_password, body.password)
     try:
         async with hub.sessions() as session, session.begin():
-            if await session.scalar(select(User.id).where(User.name == body.name)) is not None:
-                raise taken
-            user = User(name=body.name, password_hash=password_hash, guest=False)
+            user = User(name=body.name, name_key=key, password_hash=password_hash, guest=False)
             session.add(user)
             await session.flush()
             await _welcome(session, hub, user.id)
@@ -312,17 +380,30 @@ async def sign_up(body: Credentials, hub: HubDep) -> AuthOut:
     return AuthOut(token=token, user=_user_out(user))
 
 
-@players.post("/login", response_model=AuthOut, responses=_responses(401))
-async def log_in(body: LoginBody, hub: HubDep) -> AuthOut:
-    """Sign in with a name and a password; a new token each time."""
+@players.post("/login", response_model=AuthOut, responses=_responses(401, 429, 503))
+async def log_in(body: LoginBody, hub: HubDep, request: Request) -> AuthOut:
+    """Sign in with a name and a password; a new token each time. Tries are limited per
+    network, per name and overall (429), and a busy server answers 503 at once."""
+    limits = hub.account_limits
+    key = name_key(body.name)
+    _throttle(
+        "too_many_logins",
+        "too many logins from your network, or to this name; try again later",
+        (limits.logins_per_network, _address(request) or "unknown"),
+        (limits.logins_overall, "all"),
+        (limits.logins_per_name, key),
+    )
     async with hub.sessions() as session:
+        # the exact name first: accounts older than the unique keys may share one
         user = await session.scalar(select(User).where(User.name == body.name))
+        if user is None:
+            user = await session.scalar(select(User).where(User.name_key == key))
         stored = user.password_hash if user is not None else None
-        ok = await asyncio.to_thread(verify_password, stored or _dummy_hash(), body.password)
-        if user is None or stored is None or not ok:
-            raise _error(status.HTTP_401_UNAUTHORIZED, "bad_login", "wrong name or password")
+    ok = await _hashing(hub, _password_matches, stored, body.password)  # even if no user
+    if user is None or not ok:
+        raise _error(status.HTTP_401_UNAUTHORIZED, "bad_login", "wrong name or password")
+    async with hub.sessions() as session, session.begin():
         token = await issue_token(session, user.id, hub.settings.token_hours)
-        await session.commit()
     hub.remember_name(user.id, user.name)
     return AuthOut(token=token, user=_user_out(user))
 
@@ -354,22 +435,34 @@ async def me(user: CurrentUser, hub: HubDep) -> MeOut:
 tables = APIRouter(prefix="/api/tables", tags=["tables"])
 
 
+TABLES_PAGE = 50  # tables in a page of the list by default (the lobby's page)
+TABLES_PAGE_MAX = 200
+Invite = Annotated[str | None, Query(max_length=64, description="a private table's invite code")]
+
+
 @tables.get("", response_model=list[TableInfo])
 async def list_tables(
     hub: HubDep,
-    game: Annotated[str | None, Query(description="only tables of this game")] = None,
+    game: Annotated[
+        str | None, Query(max_length=32, description="only tables of this game")
+    ] = None,
     status_: Annotated[
         Literal["waiting", "playing"] | None,
         Query(alias="status", description="only tables in this state"),
     ] = None,
+    after: Annotated[
+        int, Query(ge=0, le=MAX_ID, description="the next page: the last id of this one")
+    ] = 0,
+    limit: Annotated[int, Query(ge=1, le=TABLES_PAGE_MAX, description="tables in a page")] = (
+        TABLES_PAGE
+    ),
 ) -> list[TableInfo]:
-    """The public tables that are waiting for players or playing, oldest first."""
-    wanted = {status_} if status_ is not None else {"waiting", "playing"}
-    return [
-        _info(info)
-        for info in await hub.list_tables(None, private=False)
-        if info["status"] in wanted and (game is None or info["game"] == game)
-    ]
+    """The public tables that are waiting for players or playing, oldest first, a page at
+    a time: a full page (``limit`` tables) may have a next one, ``after`` its last id."""
+    found = await hub.list_tables(
+        None, private=False, game=game, status=status_, after=after, limit=limit
+    )
+    return [_info(info) for info in found]
 
 
 @tables.post(
@@ -381,7 +474,8 @@ async def list_tables(
 async def create_table(
     body: NewTable, user: CurrentUser, hub: HubDep, request: Request
 ) -> TableInfo:
-    """Open a table; its creator takes the first seat. A private table has an invite code."""
+    """Open a table; its creator takes the first seat. A private table has an invite code.
+    An account may have only so many open tables (409 ``too_many_tables``)."""
     with _table_errors():
         info = await hub.create_table(
             user.id, body.game, body.options, body.private, address=_address(request)
@@ -397,15 +491,26 @@ async def join_by_invite(
     with _table_errors():
         table_id = await hub.by_invite(body.invite_code)
         info = await hub.call(
-            table_id, "join", user_id=user.id, seat=None, address=_address(request)
+            table_id,
+            "join",
+            user_id=user.id,
+            seat=None,
+            address=_address(request),
+            invite=body.invite_code,
         )
     return _info(info)
 
 
 @tables.get("/{table_id}", response_model=TableInfo, responses=_responses(401, 404))
-async def get_table(table_id: TableId, viewer: MaybeUser, hub: HubDep) -> TableInfo:
+async def get_table(
+    table_id: TableId, viewer: MaybeUser, hub: HubDep, invite: Invite = None
+) -> TableInfo:
+    """A live table. A private one is a 404 to anyone but its creator, its players and
+    a holder of its invite code."""
     with _table_errors():
-        info = await hub.call(table_id, "info", viewer=viewer.id if viewer is not None else None)
+        info = await hub.call(
+            table_id, "info", viewer=viewer.id if viewer is not None else None, invite=invite
+        )
     return _info(info)
 
 
@@ -421,7 +526,7 @@ async def join_table(
 ) -> TableInfo:
     """Take a seat; the match starts by itself when the last seat fills. At a coin
     table, a second account from the same network address is refused (409
-    ``same_address``)."""
+    ``same_address``). A private table takes only a player with its invite code."""
     with _table_errors():
         info = await hub.call(
             table_id,
@@ -429,6 +534,7 @@ async def join_table(
             user_id=user.id,
             seat=body.seat if body is not None else None,
             address=_address(request),
+            invite=body.invite_code if body is not None else None,
         )
     return _info(info)
 
@@ -470,16 +576,19 @@ async def start_with_bots(
     tags=["matches"],
     responses=_responses(404),
 )
-async def table_matches(table_id: TableId, hub: HubDep) -> list[MatchSummary]:
-    """The table's finished matches, oldest first."""
+async def table_matches(
+    table_id: TableId, viewer: MaybeUser, hub: HubDep, invite: Invite = None
+) -> list[MatchSummary]:
+    """The table's finished matches, oldest first (a private table's: as for its info)."""
+    if not await hub.admits_stored(table_id, viewer.id if viewer is not None else None, invite):
+        raise _error(status.HTTP_404_NOT_FOUND, "no_such_table", f"there is no table {table_id}")
     async with hub.sessions() as session:
-        if await session.get(GameTable, table_id) is None:
-            raise _error(
-                status.HTTP_404_NOT_FOUND, "no_such_table", f"there is no table {table_id}"
-            )
         rows = (
             await session.scalars(
-                select(Match).where(Match.table_id == table_id).order_by(Match.id)
+                select(Match)
+                .where(Match.table_id == table_id)
+                .order_by(Match.id)
+                .options(defer(Match.record))  # a summary: the records stay in the database
             )
         ).all()
     return [MatchSummary.model_validate(_match_fields(row)) for row in rows]
@@ -517,14 +626,44 @@ def _record_of(row: Match) -> dict[str, Any]:
     return record
 
 
-@matches.get("/{match_id}", response_model=MatchDetail, responses=_responses(404))
-async def get_match(match_id: MatchId, hub: HubDep) -> MatchDetail:
-    """A finished match with its whole game record."""
+async def _visible_match(
+    match_id: int, viewer: User | None, invite: str | None, hub: Hub
+) -> Match | None:
+    """A finished match (its record not loaded), or None when there is none or the viewer
+    may not see its table: a public table's matches are anyone's to see, a private
+    table's only its creator's, its players' and an invite holder's (as the table)."""
+    async with hub.sessions() as session:
+        row = await session.scalar(
+            select(Match).where(Match.id == match_id).options(defer(Match.record))
+        )
+    if not isinstance(row, Match):
+        return None
+    if not await hub.admits_stored(row.table_id, viewer.id if viewer else None, invite):
+        return None
+    return row
+
+
+def _no_match(match_id: int) -> HTTPException:
+    return _error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
+
+
+@matches.get("/{match_id}", response_model=MatchDetail, responses=_responses(401, 404))
+async def get_match(
+    match_id: MatchId, viewer: MaybeUser, hub: HubDep, invite: Invite = None
+) -> MatchDetail:
+    """A finished match with its whole game record (a private table's: as for its info)."""
+    if await _visible_match(match_id, viewer, invite, hub) is None:
+        raise _no_match(match_id)
     async with hub.sessions() as session:
         row = await session.get(Match, match_id)
     if row is None:
-        raise _error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
+        raise _no_match(match_id)
     return MatchDetail.model_validate({**_match_fields(row), "record": row.record})
+
+
+REPLAY_PAGE = 200  # steps in a page of a replay by default
+REPLAY_PAGE_MAX = 500
+REPLAYS_KEPT = 8  # replayed matches a process keeps ready for their next pages
 
 
 class ReplayStep(BaseModel):
@@ -535,36 +674,111 @@ class ReplayStep(BaseModel):
 
 
 class ReplayOut(BaseModel):
-    steps: list[ReplayStep] = Field(description="the deal first, then one entry per action")
+    model_config = ConfigDict(populate_by_name=True)
+
+    start: int = Field(alias="from", description="the step this page starts at")
+    total: int = Field(description="the steps of the whole match: the deal, then one per action")
+    next: int | None = Field(description="where the next page starts; null after the last step")
+    steps: list[ReplayStep] = Field(description="at most `limit` steps, from `from` on")
 
 
-def replay_steps(record: dict[str, Any]) -> list[ReplayStep]:
-    """Replay a finished match's record through the engine, keeping every step."""
-    game_record = GameRecord.from_json(record)
-    engine = engine_for(game_record.game)
-    steps: list[ReplayStep] = []
+class Replays:
+    """The matches a process has replayed, kept (the last few) for their next pages, and
+    a bound on how many it replays at once: replaying a whole match through the engine
+    is the cost (linear in its length); a page from a kept match costs little."""
 
-    def keep(state: Any, _action: Any) -> None:
-        view = engine.view(state, None)
-        for bulky in ("options", "scores", "results"):
-            view.pop(bulky, None)
-        hands = [engine.view(state, seat)["hand"] for seat in range(state.players)]
-        steps.append(ReplayStep(view=view, hands=hands))
+    def __init__(self, builds: int) -> None:
+        self.kept: OrderedDict[int, Replayer] = OrderedDict()
+        self.running = asyncio.Semaphore(builds)
 
-    replay(game_record, on_step=keep)
-    return steps
+    def get(self, match_id: int) -> Replayer | None:
+        replayer: Replayer | None = self.kept.get(match_id)
+        if replayer is not None:
+            self.kept.move_to_end(match_id)
+        return replayer
+
+    def keep(self, match_id: int, replayer: Replayer) -> None:
+        self.kept[match_id] = replayer
+        while len(self.kept) > REPLAYS_KEPT:
+            self.kept.popitem(last=False)
 
 
-@matches.get("/{match_id}/replay", response_model=ReplayOut, responses=_responses(404))
-async def get_replay(match_id: MatchId, hub: HubDep) -> ReplayOut:
+def _replays(request: Request) -> Replays:
+    replays: Replays | None = getattr(request.app.state, "replays", None)
+    if replays is None:
+        replays = request.app.state.replays = Replays(request.app.state.hub.settings.replay_builds)
+    return replays
+
+
+def replay_page(replayer: Replayer, start: int, limit: int) -> list[ReplayStep]:
+    """Steps ``start`` on: the spectator view without the match's history (which grows
+    with the match) and every hand, so that a step costs the same in any round."""
+    engine = replayer.engine
+    return [
+        ReplayStep(
+            view=engine.view(state, None, history=False),
+            hands=[[str(card) for card in hand] for hand in state.hands],
+        )
+        for state in replayer.states(start, limit)
+    ]
+
+
+@matches.get(
+    "/{match_id}/replay", response_model=ReplayOut, responses=_responses(401, 404, 409, 503)
+)
+async def get_replay(
+    match_id: MatchId,
+    request: Request,
+    viewer: MaybeUser,
+    hub: HubDep,
+    invite: Invite = None,
+    start: Annotated[
+        int, Query(alias="from", ge=0, le=MAX_ID, description="the first step of the page")
+    ] = 0,
+    limit: Annotated[
+        int, Query(ge=1, le=REPLAY_PAGE_MAX, description="steps in the page")
+    ] = REPLAY_PAGE,
+) -> ReplayOut:
     """A finished match step by step with every hand face up (the match is over: nothing
-    in it is hidden any more)."""
-    async with hub.sessions() as session:
-        row = await session.get(Match, match_id)
-    if row is None:
-        raise _error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
-    steps = await asyncio.to_thread(replay_steps, _record_of(row))
-    return ReplayOut(steps=steps)
+    in it is hidden any more), a page at a time. Who may see it: as ``GET
+    /api/matches/{id}``. A process replays only so many matches at once (503 ``busy``
+    with Retry-After beyond them)."""
+    if await _visible_match(match_id, viewer, invite, hub) is None:
+        raise _no_match(match_id)
+    replays = _replays(request)
+    if replays.running.locked():
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            detail={"code": "busy", "message": "too many replays at once; try again"},
+            headers={"Retry-After": "2"},
+        )
+    async with replays.running:
+        replayer = replays.get(match_id)
+        if replayer is None:
+            async with hub.sessions() as session:
+                row = await session.get(Match, match_id)
+            if row is None:
+                raise _no_match(match_id)
+            try:
+                record = GameRecord.from_json(_record_of(row))
+                replayer = await asyncio.to_thread(Replayer, record)
+            except RuleError as error:  # e.g. an option an older version allowed
+                raise _error(
+                    status.HTTP_409_CONFLICT,
+                    "not_replayable",
+                    f"this match's record does not replay here: {error}",
+                ) from error
+            replays.keep(match_id, replayer)
+        steps = await asyncio.to_thread(replay_page, replayer, start, limit)
+    after = start + len(steps)
+    return ReplayOut.model_validate(
+        {
+            "from": start,
+            "total": replayer.steps,
+            "next": after if after < replayer.steps else None,
+            "steps": steps,
+        }
+    )
 
 
 # --- health ------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from sahrat.store import ledger
 from sahrat.store.log import Append
 
 from . import metrics
+from .addresses import network_key
 from .protocol import Command
 
 if TYPE_CHECKING:
@@ -37,10 +38,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sahrat.table")
 
-DEDUPE_SIZE = 256  # a resent command is a recent one; older ones are in the event log
+DEDUPE_SIZE = 2048  # a resent command is a recent one (docs/protocol.md promises 2048)
 RECENT_SIZE = 256  # steps kept for reconnects; a client further behind gets a snapshot
 MAX_TIMER_STEPS = 8
 REACTION_GAP = 1.0
+ROUND_ENDS = frozenset({"round_end", "deal_end"})  # a Konkan round's, a Conquian deal's
 
 
 class TableError(Exception):
@@ -55,10 +57,14 @@ class TableError(Exception):
 
 @dataclass(eq=False)
 class Connection:
-    """One WebSocket: who it is, which seat it sees, and its outgoing queue."""
+    """One WebSocket: who it is, which seat it was last shown, and its outgoing queue.
+
+    ``seat`` is never decided by the transport: the table sets it from its seating
+    (:meth:`Table.follow_seating`) before anything is sent to or accepted from the
+    connection, so a socket never outlives its user's seat."""
 
     user_id: int
-    seat: int | None
+    seat: int | None = None
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(1024))
     closed: bool = False
     last_reaction: float = -1e9
@@ -87,6 +93,19 @@ class Connection:
                     break
                 except asyncio.QueueFull:
                     self.outbox.get_nowait()
+
+
+@dataclass
+class RoundBreak:
+    """The pause after a round (deal) ends and before the next one is played: the next
+    round is dealt, but no turn timer runs and nobody moves until every connected player
+    has continued or ``until`` has passed (the table option ``break_seconds``)."""
+
+    until: float
+    waiting: set[int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"until": self.until, "waiting": sorted(self.waiting)}
 
 
 @dataclass
@@ -136,7 +155,8 @@ class Table:
         self.bots: list[str | None] = bots or [None] * len(seats)  # level of a bot playing it
         self.left = left or set()  # seats whose owner walked away from the match
         self.addresses: dict[int, str] = {}  # the network address each seat joined from
-        self.deadline = deadline
+        self.deadline = deadline  # the turn's, or during a round break the break's end
+        self.round_break: RoundBreak | None = None
         self.lock = asyncio.Lock()
         self.state: Any = None
         self.seed: str | None = None
@@ -151,6 +171,12 @@ class Table:
         self._grace: dict[int, asyncio.Task[None]] = {}
         self._bot_task: asyncio.Task[None] | None = None
         self._players: dict[int, Any] = {}  # a bot player per seat (bots may remember)
+        # This match's own moves and idle turns, rebuilt from the log on restore: a seat
+        # whose player never moved earns nothing, and one the timer played too many
+        # turns in a row is forfeited (docs/economy.md).
+        self.moved: set[int] = set()
+        self.timer_turns: dict[int, int] = {}
+        self._last_step: Step | None = None
 
     # --- what clients see -----------------------------------------------------
 
@@ -163,6 +189,32 @@ class Table:
             if owner == user_id:
                 return seat
         return None
+
+    def seat_for(self, user_id: int) -> int | None:
+        """The seat a connection of ``user_id`` plays and sees: the user's seat at this
+        table now (none for a suspended player, who may only watch)."""
+        if user_id in self.hub.suspended:
+            return None
+        return self.seat_of(user_id)
+
+    def follow_seating(self, conn: Connection) -> bool:
+        """Give ``conn`` its user's seat as the table seats them now; True if it changed.
+
+        The seating (``seats``) is the only truth about who plays where: a connection's
+        seat is a copy of it, refreshed here before the connection is shown a view or
+        its command is played. Seats change under the table's lock, and every change is
+        announced through :meth:`broadcast_table`, which re-seats every connection first
+        (and sends a fresh snapshot to those whose seat changed)."""
+        seat = self.seat_for(conn.user_id)
+        if seat == conn.seat:
+            return False
+        conn.seat = seat
+        return True
+
+    def _reseat_connections(self) -> None:
+        for conn in list(self.connections):
+            if self.follow_seating(conn):
+                conn.send(self._message("snapshot", self.snapshot(conn)))
 
     def connected_seats(self) -> set[int]:
         return {c.seat for c in self.connections if c.seat is not None and not c.closed}
@@ -183,7 +235,7 @@ class Table:
                     "left": seat in self.left,
                 }
             )
-        show_code = viewer is not None and (viewer in self.seats or viewer == self.creator_id)
+        show_code = self._shows_invite_code(viewer)
         return {
             "id": self.id,
             "game": self.game,
@@ -198,13 +250,19 @@ class Table:
             "seed_commitment": seed_commitment(self.seed) if self.seed else None,
         }
 
+    def _shows_invite_code(self, viewer: int | None) -> bool:
+        """Only the creator and the seated see a private table's invite code."""
+        return viewer is not None and (viewer in self.seats or viewer == self.creator_id)
+
     def snapshot(self, conn: Connection) -> dict[str, Any]:
+        self.follow_seating(conn)
         view = self.engine.view(self.state, conn.seat) if self.state is not None else None
         return {
             "table": self.info(conn.user_id),
             "seat": conn.seat,
             "view": view,
             "deadline": self.deadline,
+            "round_break": self.round_break.to_json() if self.round_break else None,
         }
 
     def _message(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -212,11 +270,13 @@ class Table:
 
     def _update_for(self, step: Step, seat: int | None, *, latest: bool = True) -> dict[str, Any]:
         """A step as ``seat`` may see it; an older step (in a resume) carries no view."""
+        pause = self.round_break if latest else None
         return {
             "events": [event.for_seat(seat) for event in step.events],
             "view": self.engine.view(self.state, seat) if latest else None,
             "deadline": self.deadline if latest else None,
             "by": step.by,
+            "round_break": pause.to_json() if pause else None,
         }
 
     def react(self, conn: Connection, reaction: str) -> None:
@@ -241,15 +301,28 @@ class Table:
             other.send(self._message("reaction", payload))
 
     def broadcast_table(self) -> None:
+        """Announce the table (seats, presence): every connection first follows the
+        seating, so a seat taken or given up here re-seats its user's sockets."""
+        self._reseat_connections()
+        texts: dict[bool, str] = {}  # one text for those who see the invite code, one not
         for conn in list(self.connections):
-            conn.send(self._message("table", self.info(conn.user_id)))
+            shown = self._shows_invite_code(conn.user_id)
+            text = texts.get(shown)
+            if text is None:
+                message = self._message("table", self.info(conn.user_id))
+                text = texts[shown] = orjson.dumps(message).decode()
+            conn.send_text(text)
 
     # --- connections ---------------------------------------------------------------
 
     def connect(self, conn: Connection, since: int | None) -> None:
-        """Register a connection and greet it: a snapshot, or the missed updates."""
-        if conn.user_id in self.hub.suspended:
-            conn.seat = None  # a suspended player may watch, not play
+        """Register a connection and greet it: a snapshot, or the missed updates. The
+        table is announced again only if a seat's presence changed: a spectator coming
+        or going changes nothing the others see (and must not cost every socket a
+        message)."""
+        present = self.connected_seats()
+        retaken = False
+        self.follow_seating(conn)
         self.connections.add(conn)
         if conn.seat is not None:
             self.away.discard(conn.seat)
@@ -261,13 +334,15 @@ class Table:
             ):
                 # Coming back to the table takes the seat over again, hand and all.
                 self._set_controller(conn.seat, None, left=False)
+                retaken = True
         missed = self._missed_since(since) if since is not None else None
         if missed is not None and self.state is not None:
             updates = [self._update_for(step, conn.seat, latest=False) for step in missed]
             conn.send(self._message("resume", {"missed": updates, "snapshot": self.snapshot(conn)}))
         else:
             conn.send(self._message("snapshot", self.snapshot(conn)))
-        self.broadcast_table()
+        if retaken or self.connected_seats() != present:
+            self.broadcast_table()
 
     def _missed_since(self, since: int) -> list[Step] | None:
         """The steps after ``since`` if all of them are still remembered, else None."""
@@ -280,12 +355,19 @@ class Table:
         return [step for step in self.recent if step.seq > since]
 
     def disconnect(self, conn: Connection) -> None:
-        self.connections.discard(conn)
+        present = self.connected_seats()  # before the close: a closed one is not present
         conn.close()
+        if conn not in self.connections:
+            return
+        self.connections.discard(conn)
         seat = conn.seat
         if seat is not None and seat not in self.connected_seats() and self.status == "playing":
             self._grace[seat] = asyncio.create_task(self._grace_period(seat))
-        self.broadcast_table()
+            if self.round_break is not None and seat in self.round_break.waiting:
+                self.round_break.waiting.discard(seat)  # nobody waits for an empty chair
+                self._break_changed()
+        if self.connected_seats() != present:
+            self.broadcast_table()
 
     def expect_players(self) -> None:
         """After a restart or a takeover nobody is connected yet: each player's seat
@@ -321,6 +403,11 @@ class Table:
             self.left.add(seat)
         else:
             self.left.discard(seat)
+        if bot_level is None and not left:
+            self.timer_turns.pop(seat, None)  # back at the seat: idle turns start again
+        elif self.round_break is not None and seat in self.round_break.waiting:
+            self.round_break.waiting.discard(seat)  # a bot reads no summary
+            self._break_changed()
         task = asyncio.create_task(
             self.hub.store_seat(self.id, seat, self.seats[seat], bot_level, left)
         )
@@ -376,8 +463,12 @@ class Table:
             or not self.hub.settings.one_address_per_coin_table
         ):
             return
+        mine = network_key(address)
+        if mine is None:
+            return
         for seat, other in self.addresses.items():
-            if other == address and self.seats[seat] is not None:
+            # one network, not one text: an IPv6 subscriber picks any address in its /64
+            if network_key(other) == mine and self.seats[seat] is not None:
                 raise TableError(
                     "same_address",
                     "another player at this coin table joined from your network address; "
@@ -436,10 +527,7 @@ class Table:
 
     def demote(self, user_id: int) -> None:
         """The user's connections here become a spectator's (a suspended player)."""
-        for conn in list(self.connections):
-            if conn.user_id == user_id and conn.seat is not None:
-                conn.seat = None
-                conn.send(self._message("snapshot", self.snapshot(conn)))
+        self._reseat_connections()
 
     async def _start_match(self) -> bool:
         """Deal a new match (caller holds the lock). At a coin table every seat's stake
@@ -479,6 +567,7 @@ class Table:
         self.first_dealer = int(state.dealer)
         self.state, self.seed, self.seq, self.status = state, seed, seq, "playing"
         self.actions = []
+        self._new_match_tally()
         self.deadline = deadline
         self.recent.clear()
         for conn in list(self.connections):
@@ -496,9 +585,7 @@ class Table:
             await self.hub.remove_seat(self.id, seat)
             self.seats[seat] = None
             self.addresses.pop(seat, None)
-            for conn in list(self.connections):
-                if conn.user_id == user_id:
-                    conn.seat = None
+        self._reseat_connections()
         names = ", ".join(self.hub.names.get(u, f"player {u}") for u in user_ids)
         message = (
             f"the match could not start: {names} cannot cover the stake of "
@@ -518,6 +605,7 @@ class Table:
                 )
                 self.first_dealer = int(self.state.dealer)
                 self.actions = []
+                self._new_match_tally()
                 self.replies.clear()
             elif entry.kind == "action" and self.state is not None:
                 action = self.engine.action_from_json(entry.data["action"])
@@ -532,13 +620,33 @@ class Table:
                     entry.client_id,
                 )
                 self.recent.append(step)
+                self._tally(step)
                 if entry.client_id is not None and entry.seat is not None:
                     self._remember(
                         entry.seat, entry.client_id, {"cid": entry.client_id, "ok": True}
                     )
         if self.status == "playing":
+            self._resume_break()
             self._arm_timer()
             self._schedule_bot()
+
+    def _resume_break(self) -> None:
+        """After a restart or a takeover: a round that had just ended is still in its
+        break (its end is the stored deadline) if that has not passed; its players are
+        waited for as they come back. A break already over starts the next turn's clock."""
+        last = self.recent[-1] if self.recent else None
+        if last is None or not any(event.type in ROUND_ENDS for event in last.events):
+            return
+        if self.deadline is not None and self.deadline > time.time():
+            waiting = {
+                seat
+                for seat, owner in enumerate(self.seats)
+                if owner is not None and self.bots[seat] is None and seat not in self.left
+            }
+            if waiting:
+                self.round_break = RoundBreak(self.deadline, waiting)
+                return
+        self.deadline = self._new_deadline()
 
     async def command(self, conn: Connection, command: Command) -> None:
         """Answer one command: exactly one reply, after any update it caused."""
@@ -574,6 +682,12 @@ class Table:
             )
 
     async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
+        if self.follow_seating(conn):  # cannot happen while every seating change re-seats
+            reply = refusal(
+                command.cid, "seat_changed", "your seat at this table changed; look again"
+            )
+            reply["snapshot"] = self.snapshot(conn)
+            return reply
         seat = conn.seat
         if seat is None:
             return refusal(command.cid, "spectator", "spectators cannot play")
@@ -582,6 +696,16 @@ class Table:
             return earlier  # a duplicate gets its earlier answer
         if self.status != "playing" or self.state is None:
             return refusal(command.cid, "not_playing", f"the table is {self.status}, not playing")
+        if self.round_break is not None:
+            return refusal(
+                command.cid,
+                "round_break",
+                "the next round starts when every player has continued, or when the break ends",
+            )
+        if seat in self.left or self.bots[seat] is not None:
+            # Playing at your own seat is coming back to it, as reconnecting is.
+            self._set_controller(seat, None, left=False)
+            self.broadcast_table()
         if command.seq != self.seq:
             reply = refusal(
                 command.cid,
@@ -622,13 +746,25 @@ class Table:
         before = self.engine.to_act(self.state)
         after = self.engine.to_act(final_state)
         over = bool(final_state.over)
-        deadline = None if over else (self.deadline if after == before else self._new_deadline())
+        ends_round = not over and any(
+            event.type in ROUND_ENDS for step, _ in steps for event in step.events
+        )
+        pause = self._new_break() if ends_round else None
+        if over:
+            deadline = None
+        elif pause is not None:
+            deadline = pause.until
+        elif ends_round or after != before:
+            deadline = self._new_deadline()
+        else:
+            deadline = self.deadline
         match_row = None
         coins: list[ledger.Movement] = []
         if over:
             actions = self.actions + [step.action for step, _ in steps]
             match_row = self._match_row(final_state, actions)
-            coins = self._settlement(final_state)
+            moved = self.moved | {step.seat for step, _ in steps if step.by == "player"}
+            coins = self._settlement(final_state, moved)
         entries = [
             {
                 "seq": step.seq,
@@ -644,15 +780,20 @@ class Table:
         await self.hub.writer.append(
             Append(self.id, entries, last_seq, status, _as_datetime(deadline), match_row, coins)
         )
+        self.round_break = pause
         for step, state in steps:
             self.state = state
             self.seq = step.seq
             self.actions.append(step.action)
             self.recent.append(step)
+            self._tally(step)
             self.deadline = deadline
             # One view and one JSON text per seat (spectators share one), not per connection.
             texts: dict[int | None, str] = {}
             for conn in list(self.connections):
+                if self.follow_seating(conn):  # re-seated: a whole new picture, not a step
+                    conn.send(self._message("snapshot", self.snapshot(conn)))
+                    continue
                 text = texts.get(conn.seat)
                 if text is None:
                     message = self._message("update", self._update_for(step, conn.seat))
@@ -664,6 +805,7 @@ class Table:
             self.broadcast_table()
             self.hub.forget_later(self.id)
         else:
+            self._forfeit_idle_seats()
             self._arm_timer()
             self._schedule_bot()
 
@@ -689,9 +831,11 @@ class Table:
             "record": record.to_json(),
         }
 
-    def _settlement(self, state: Any) -> list[ledger.Movement]:
+    def _settlement(self, state: Any, moved: set[int]) -> list[ledger.Movement]:
         """The coins a finished match moves, written with its match row: a coin table's
-        pot paid out (RULES.md §1.10), or each finisher's earnings at a free table."""
+        pot paid out (RULES.md §1.10), or at a free table the earnings of each player
+        who finished it and made moves of their own (``moved``): a table of bots and
+        timers started and never played earns nothing (docs/economy.md)."""
         start = self.start_seq if self.start_seq is not None else 0
         if not self.options.coin_table:
             amount = self.hub.defaults.free_table_earnings
@@ -708,7 +852,7 @@ class Table:
                     start,
                 )
                 for seat, owner in enumerate(self.seats)
-                if owner is not None and seat not in self.left
+                if owner is not None and seat not in self.left and seat in moved
             ]
         stake = self.options.stake
         pot = stake * sum(owner is not None for owner in self.seats)
@@ -722,12 +866,49 @@ class Table:
             shares = {seat: stake for seat, owner in enumerate(self.seats) if owner is not None}
         return ledger.payout_movements(self.id, start, self.seats, shares)
 
+    # --- who really plays ------------------------------------------------------------
+
+    def _new_match_tally(self) -> None:
+        self.moved = set()
+        self.timer_turns = {}
+        self._last_step = None
+
+    def _tally(self, step: Step) -> None:
+        """Count a step toward its seat's own moves or idle turns. A run of timer steps
+        of one seat is one turn; a move of the player's own ends the run."""
+        previous, self._last_step = self._last_step, step
+        if step.by == "player":
+            self.moved.add(step.seat)
+            self.timer_turns[step.seat] = 0
+        elif step.by == "timer" and not (
+            previous is not None and previous.by == "timer" and previous.seat == step.seat
+        ):
+            self.timer_turns[step.seat] = self.timer_turns.get(step.seat, 0) + 1
+
+    def _forfeit_idle_seats(self) -> None:
+        """A seat the timer played for ``timer_turns_to_forfeit`` turns in a row is
+        forfeited like a player who left: a bot plays it at a free table, the timer at
+        a coin table, and its player may come back and take it over."""
+        limit = self.hub.settings.timer_turns_to_forfeit
+        if limit <= 0:
+            return
+        forfeited = False
+        for seat, turns in self.timer_turns.items():
+            if turns >= limit and seat not in self.left and self.seats[seat] is not None:
+                level = self.hub.settings.bot_level if self.bots_allowed else None
+                self._set_controller(seat, level, left=True)
+                forfeited = True
+        if forfeited:
+            self.broadcast_table()
+
     # --- bots ---------------------------------------------------------------------------
 
     def _schedule_bot(self) -> None:
         """If a bot is to act, let it move after a short, human-like pause."""
         if self.status != "playing" or self.state is None or self.state.over:
             return
+        if self.round_break is not None:
+            return  # bots wait for the next round like everyone
         seat = self.engine.to_act(self.state)
         if seat is None or self.bots[seat] is None:
             return
@@ -759,6 +940,8 @@ class Table:
             if self.seq != seq or self.status != "playing" or self.state is None:
                 self._schedule_bot()
                 return
+            if self.round_break is not None:
+                return
             seat = self.engine.to_act(self.state)
             level = self.bots[seat] if seat is not None else None
             if seat is None or level is None:
@@ -779,6 +962,69 @@ class Table:
             step = Step(self.seq + 1, self.engine.action_to_json(action), events, "bot", seat, None)
             await self._commit([(step, state)])
 
+    # --- the break between rounds ---------------------------------------------------
+
+    def _new_break(self) -> RoundBreak | None:
+        """The break that follows a round's end, if anyone is there to read its summary:
+        a table of bots, timers and absent players plays straight on."""
+        seconds = int(getattr(self.options, "break_seconds", 0))
+        waiting = self._readers()
+        if seconds <= 0 or not waiting:
+            return None
+        return RoundBreak(time.time() + seconds, waiting)
+
+    def _readers(self) -> set[int]:
+        """The seats whose own player is here to press "continue"."""
+        return {
+            seat
+            for seat in self.connected_seats()
+            if self.bots[seat] is None and seat not in self.left
+        }
+
+    def continue_play(self, conn: Connection) -> None:
+        """A player is done with the round's summary; the last one starts the round."""
+        self.follow_seating(conn)
+        pause = self.round_break
+        if pause is None or conn.seat is None or conn.seat not in pause.waiting:
+            return  # nothing to wait for (a late or a spectator's continue changes nothing)
+        pause.waiting.discard(conn.seat)
+        self._break_changed()
+
+    def _break_changed(self) -> None:
+        """Tell the table who is still reading; end the break once nobody is."""
+        pause = self.round_break
+        if pause is None:
+            return
+        if pause.waiting:
+            self._send_break()
+        else:
+            self._end_break()
+
+    def _end_break(self) -> None:
+        """The next round's play starts: its first turn's clock, its bots."""
+        if self.round_break is None or self.status != "playing":
+            return
+        self.round_break = None
+        self.deadline = self._new_deadline()
+        self._send_break()
+        self._arm_timer()
+        self._schedule_bot()
+
+    def _send_break(self) -> None:
+        payload = {
+            "round_break": self.round_break.to_json() if self.round_break else None,
+            "deadline": self.deadline,
+        }
+        text = orjson.dumps(self._message("break", payload)).decode()
+        for conn in list(self.connections):
+            conn.send_text(text)
+
+    async def _break_over_at(self, pause: RoundBreak) -> None:
+        await asyncio.sleep(max(0.0, pause.until - time.time()))
+        if self.round_break is pause:
+            self._timer = None
+            self._end_break()
+
     # --- the turn timer ------------------------------------------------------------
 
     def _turn_seconds(self) -> float:
@@ -797,6 +1043,9 @@ class Table:
         self._cancel_timer()
         if self.deadline is None or self.status != "playing":
             return
+        if self.round_break is not None:
+            self._timer = asyncio.create_task(self._break_over_at(self.round_break))
+            return
         self._timer = asyncio.create_task(self._expire(self.seq, self.deadline))
 
     async def _expire(self, seq: int, deadline: float) -> None:
@@ -811,6 +1060,8 @@ class Table:
     async def _expire_now(self, seq: int) -> None:
         async with self.lock:
             if self.seq != seq or self.status != "playing" or self.state is None:
+                return
+            if self.round_break is not None:
                 return
             seat = self.engine.to_act(self.state)
             state = self.state
@@ -829,6 +1080,8 @@ class Table:
                     None,
                 )
                 steps.append((step, state))
+                if any(event.type in ROUND_ENDS for event in events):
+                    break  # the next round waits for its break
             if steps:
                 self._timer = None
                 await self._commit(steps)

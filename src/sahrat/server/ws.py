@@ -1,19 +1,21 @@
-"""The WebSocket endpoint: one per table, ``/ws/tables/{id}?token=...&since=N``.
+"""The WebSocket endpoint: one per table, ``/ws/tables/{id}?ticket=...&since=N``.
 
 The connection's seat is the user's seat at the table (a spectator has
 none). Each connection has a sender task draining its outbox, so a slow
 client never blocks the table; every command gets exactly one ``reply``.
 
 In a cluster, a connection to a table that another process serves is
-forwarded to it (``cluster.py``): this process only checks the token and the
+forwarded to it (``cluster.py``): this process only checks the ticket and the
 message size and passes text both ways. Close code 4503 asks the client to
 reconnect (with ``since``): the table moved, or updates were missed.
 
 Access: a page from another origin may not open the socket (``Origin``
 against ``SAHRAT_ALLOWED_ORIGINS``, 4403 — cross-site WebSocket hijacking);
-the token is checked when the socket opens, and the socket closes (4401) when
-the token expires or is revoked; messages beyond the rate limits are answered
-``rate_limited``, and only persistent abuse closes the socket (4429).
+the socket opens with a one-time ticket (``tickets.py``: a bearer token in the
+URL would be written to access logs, so ``?token=`` is refused with 4401), and
+closes (4401) when the token the ticket was issued for expires or is revoked;
+messages beyond the rate limits are answered ``rate_limited``, and only
+persistent abuse closes the socket (4429).
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from . import metrics
-from .auth import token_digest, token_session
 from .dispatch import error_message, handle_text, refuse
-from .hub import Hub
+from .hub import MAX_TABLE_ID, Hub, admits
 from .limits import ConnectionLimit
 from .table import Connection, Table, TableError
+from .tickets import redeem_ticket
 
 log = logging.getLogger("sahrat.ws")
 router = APIRouter()
@@ -42,22 +44,39 @@ router = APIRouter()
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
     hub: Hub = websocket.app.state.hub
-    token = websocket.query_params.get("token", "")
+    ticket = websocket.query_params.get("ticket", "")
     since_text = websocket.query_params.get("since")
     origin = websocket.headers.get("origin")
     if not origin_allowed(origin, websocket.headers.get("host"), hub.settings.allowed_origins):
         await websocket.accept()  # closing before accept is an HTTP 403, not our close code
         await websocket.close(code=4403, reason=f"pages from {origin} may not play here")
         return
+    if not 1 <= table_id <= MAX_TABLE_ID:  # as REST's TableId: never a database error
+        await websocket.accept()
+        await websocket.close(code=4404, reason=f"there is no table {table_id}")
+        return
+    if "token" in websocket.query_params:  # a long-lived secret in a URL: never
+        await websocket.accept()
+        await websocket.close(
+            code=4401,
+            reason="tokens are not taken in URLs: POST /api/tables/{id}/ticket with the "
+            "token, then connect with ?ticket=",
+        )
+        return
     async with hub.sessions() as session:
-        found = await token_session(session, token) if token else None
+        found = await redeem_ticket(session, ticket, table_id) if ticket else None
     if found is None:
         await websocket.accept()
-        await websocket.close(code=4401, reason="unknown, expired or revoked token")
+        await websocket.close(
+            code=4401,
+            reason="unknown, used or expired ticket (POST /api/tables/{id}/ticket)",
+        )
         return
-    user, expires = found
+    user, expires, digest = found  # digest: of the token behind the ticket
     try:
         where = await hub.locate(table_id)
+        if not await _may_see(hub, where, table_id, user.id, websocket.query_params.get("invite")):
+            raise TableError("no_such_table", f"there is no open table {table_id}", 404)
     except TableError as error:
         await websocket.accept()
         await websocket.close(code=4404 if error.status == 404 else 4503, reason=error.message)
@@ -68,10 +87,14 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         else None
     )
     await websocket.accept()
+    refusal = hub.socket_refusal(user.id, where)  # checked and counted with no await between
+    if refusal is not None:
+        await websocket.close(code=refusal[0], reason=refusal[1])
+        return
+    hub.socket_opened(user.id)
     hub.remember_name(user.id, user.name)
     metrics.CONNECTIONS.inc()
-    conn = Connection(user_id=user.id, seat=None)
-    digest = token_digest(token)
+    conn = Connection(user_id=user.id)  # its seat is the table's to give (Table.connect)
     hub.track_socket(digest, conn)
     expiry = asyncio.get_running_loop().call_later(
         max(0.0, expires.timestamp() - time.time()), conn.close, 4401, "the token expired"
@@ -85,6 +108,17 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         expiry.cancel()
         hub.untrack_socket(digest, conn)
         metrics.CONNECTIONS.dec()
+        hub.socket_closed(user.id)
+
+
+async def _may_see(
+    hub: Hub, where: Table | str, table_id: int, user_id: int, invite: str | None
+) -> bool:
+    """Whether the user may watch the table (a private one: docs/protocol.md); a table
+    served by another process is judged from the database."""
+    if isinstance(where, Table):
+        return admits(where, user_id, invite)
+    return await hub.admits_stored(table_id, user_id, invite)
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: str) -> bool:
@@ -101,7 +135,6 @@ def origin_allowed(origin: str | None, host: str | None, allowed: str) -> bool:
 async def _serve_local(
     websocket: WebSocket, hub: Hub, table: Table, conn: Connection, since: int | None
 ) -> None:
-    conn.seat = table.seat_of(conn.user_id)
     sender = asyncio.create_task(_send_loop(websocket, conn))
     table.connect(conn, since)
     try:

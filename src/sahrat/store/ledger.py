@@ -185,24 +185,56 @@ def stake_movements(
     ]
 
 
+FIRST_PRIZE_PERCENT = 70  # RULES.md §1.10: at 3-4 seats first takes 70 %, second the rest
+
+
+def prizes(pot: int, players: int) -> list[int]:
+    """The prize of each finishing position, best first: the whole pot with 2 players
+    (and in Conquian); with 3-4, ``floor(pot*70/100)`` and the rest (RULES.md §1.10)."""
+    if players <= 2:
+        return [pot]
+    first = pot * FIRST_PRIZE_PERCENT // 100
+    return [first, pot - first]
+
+
 def payout_shares(
     pot: int, players: int, places: list[int] | None, winner: int | None
 ) -> dict[int, int]:
-    """Seat -> coins out of ``pot`` (RULES.md §1.10): the winner takes all with 2 players
-    (and in Conquian, ``places`` None); with 3–4, first ``floor(pot*70/100)`` and second
-    the rest. The engine plays on until the paid places are unique."""
+    """Seat -> coins out of ``pot`` for a finished match; the shares always add up to
+    the pot, whatever ``places`` holds (docs/rules.md §1.9, docs/economy.md).
+
+    ``places`` ranks the seats (lower is better, equal numbers are tied, e.g.
+    ``[1, 2, 2]`` or ``[1, 1, 3, 4]``). Seats tied for a place take the positions that
+    place spans and share the prizes of those positions: two tied firsts of three share
+    first and second prize. A share is split evenly, rounded down; the coins left over
+    go one each to the tied seats in seat order (the order of play), so no coin stays
+    in the pot. Without ``places`` (Conquian, or 2 players), ``winner`` takes the pot,
+    and a match without a winner (a tie) is split between all the seats.
+    """
     if pot <= 0:
         return {}
-    if players <= 2 or not places:
-        if winner is None:
-            raise LedgerError("a finished coin match without a winner")
-        return {winner: pot}
-    firsts = [seat for seat, place in enumerate(places) if place == 1]
-    seconds = [seat for seat, place in enumerate(places) if place == 2]
-    if len(firsts) != 1 or len(seconds) != 1:
-        raise LedgerError(f"the paid places are not clear: {places}")
-    first = pot * 70 // 100
-    return {firsts[0]: first, seconds[0]: pot - first}
+    table = prizes(pot, players)
+    if not places:
+        if winner is not None and not 0 <= winner < players:
+            raise LedgerError(f"the winner {winner} is not one of {players} seats")
+        table = [pot]
+        places = [1 if winner in (None, seat) else 2 for seat in range(players)]
+    if not places:
+        raise LedgerError("a match without seats")
+    seats = sorted(range(len(places)), key=lambda seat: places[seat])
+    if len(table) > len(seats):  # more prizes than seats: the last seat keeps the rest
+        table = [*table[: len(seats) - 1], sum(table[len(seats) - 1 :])]
+    table += [0] * (len(seats) - len(table))
+    shares: dict[int, int] = {}
+    position = 0
+    while position < len(seats):
+        tied = [seat for seat in seats if places[seat] == places[seats[position]]]
+        prize = sum(table[position : position + len(tied)])
+        each, left_over = divmod(prize, len(tied))
+        for index, seat in enumerate(sorted(tied)):
+            shares[seat] = each + (1 if index < left_over else 0)
+        position += len(tied)
+    return {seat: amount for seat, amount in shares.items() if amount > 0}
 
 
 def payout_movements(

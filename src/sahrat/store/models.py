@@ -8,6 +8,7 @@ the log through the engine rebuilds the match exactly.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -32,11 +33,33 @@ class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
+# Arabic-script letters and digits that look alike in another form (Persian yeh and
+# keheh, Eastern Arabic-Indic digits): one form in a name's key.
+_LOOK_ALIKE = str.maketrans(
+    {"\u06cc": "\u064a", "\u06a9": "\u0643"} | {chr(0x06F0 + d): chr(0x0660 + d) for d in range(10)}
+)
+
+
+def name_key(name: str) -> str:
+    """The form in which account names are compared (and unique): NFKC, without
+    format characters, look-alike letters in one form, case-folded."""
+    normal = unicodedata.normalize("NFKC", name)
+    visible = "".join(c for c in normal if unicodedata.category(c) != "Cf")
+    return visible.translate(_LOOK_ALIKE).casefold()
+
+
+def _name_key_of_row(context: Any) -> str:
+    return name_key(context.get_current_parameters()["name"])
+
+
 class User(Base):
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(40), unique=True)
+    # unique: "Boss", "boss" and "boss" with an invisible mark are one name. Accounts
+    # that shared a key before it existed keep theirs suffixed "#<id>" (migration 0005).
+    name_key: Mapped[str] = mapped_column(String(80), unique=True, default=_name_key_of_row)
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     guest: Mapped[bool] = mapped_column(Boolean, default=False)
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -53,6 +76,21 @@ class Token(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SocketTicket(Base):
+    """A one-time, short-lived ticket to open one table's WebSocket, so that the bearer
+    token never travels in a URL. Only its SHA-256 is stored; using it deletes it. It
+    remembers the token it was issued for: the socket closes when that token expires
+    or is revoked."""
+
+    __tablename__ = "socket_tickets"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    table_id: Mapped[int] = mapped_column(BigInteger)  # any id: the socket says 4404
+    token_digest: Mapped[str] = mapped_column(String(64))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
 
 class GameTable(Base):

@@ -1,0 +1,110 @@
+"""What the server does at its edge, for when it faces the internet without a proxy.
+
+``SecurityHeaders``: every HTTP response says what a browser may do with it — the
+page runs only its own scripts and styles and talks only to its own origin (a
+Content-Security-Policy fitting the static client: no inline script or style, the
+favicon a ``data:`` image, the WebSocket same-origin), may not be framed
+(clickjacking), is never content-sniffed and sends no referrer.
+
+``slow_request_guard``: uvicorn times out idle keep-alive connections but not a
+request that arrives slowly — a client that opens a connection and sends half a
+request line, a byte now and then, holds a connection (and a file descriptor)
+forever (slowloris). The guarded protocol closes a connection whose request (line,
+headers and body) has not fully arrived within ``SAHRAT_REQUEST_TIMEOUT_SECONDS``
+of the connection's opening or of its previous response, or whose request line and
+headers pass ``SAHRAT_MAX_REQUEST_HEAD_BYTES``. Once a WebSocket is open, its pings
+(``SAHRAT_WS_PING_SECONDS``) find dead clients instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+_COMMON = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),  # frame-ancestors for browsers without CSP level 2
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+_PAGE = [*_COMMON, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
+# FastAPI's API explorer loads its scripts from a CDN and runs an inline one.
+_EXPLORER_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
+
+
+class SecurityHeaders:
+    """Pure ASGI middleware adding the headers above to each HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = _COMMON if scope["path"] in _EXPLORER_PATHS else _PAGE
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def slow_request_guard(base: type[Any], timeout: float, max_head_bytes: int) -> type[Any]:
+    """uvicorn's HTTP protocol class ``base`` (httptools or h11: both keep the request
+    in progress as ``cycle``), closing connections whose request arrives too slowly."""
+
+    class SlowRequestGuard(base):  # type: ignore[misc]
+        _deadline: asyncio.TimerHandle | None = None
+        _head_bytes = 0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()  # the next request on this connection gets as long
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            waiting = self._awaiting_head()
+            super().data_received(data)
+            if waiting and self._awaiting_head():
+                self._head_bytes += len(data)
+                if self._head_bytes > max_head_bytes:
+                    self.transport.close()
+
+        def _awaiting_head(self) -> bool:
+            """No request on this connection has its line and headers complete since
+            the last response."""
+            return self.cycle is None or bool(self.cycle.response_complete)
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._head_bytes = 0
+            self._deadline = self.loop.call_later(timeout, self._expire)
+
+        def _expire(self) -> None:
+            self._deadline = None
+            transport = self.transport
+            if transport.is_closing() or transport.get_protocol() is not self:
+                return  # closed, or upgraded to a WebSocket
+            if self._awaiting_head() or self.cycle.more_body:
+                transport.close()
+
+    return SlowRequestGuard

@@ -1,0 +1,108 @@
+"""One-time tickets for a table's WebSocket, so that no bearer token travels in a URL.
+
+A browser cannot set headers on a WebSocket, and whatever is in the URL ends up in
+access logs (nginx's, a load balancer's, the browser's history). So a client asks
+``POST /api/tables/{id}/ticket`` with its bearer token and opens
+``/ws/tables/{id}?ticket=…`` within ``SAHRAT_TICKET_SECONDS``. A ticket opens one
+socket to that table for that user, once: using it deletes it, in one ``DELETE …
+RETURNING``, so two sockets racing with one ticket cannot both win, on any process of
+a cluster (the tickets live in the shared database). The ticket remembers the digest
+of the token it was issued for, so the socket still closes when that token expires or
+is revoked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from pydantic import BaseModel
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sahrat.store.models import SocketTicket, Token, User
+
+from .auth import CurrentUser, bearer_token, token_digest
+from .routes import ErrorResponse
+
+router = APIRouter(tags=["tables"])
+# Any id a socket's URL may name (the socket answers 4404 for a table that is not
+# there), within the column's 64 bits.
+AnyTableId = Annotated[int, Path(ge=1, le=2**63 - 1)]
+
+
+class TicketOut(BaseModel):
+    ticket: str
+    expires_in: float
+
+
+def _digest(ticket: str) -> str:
+    return hashlib.sha256(ticket.encode("utf-8")).hexdigest()
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)  # SQLite
+
+
+@router.post(
+    "/api/tables/{table_id}/ticket",
+    response_model=TicketOut,
+    responses={401: {"model": ErrorResponse}},
+)
+async def issue_ticket(table_id: AnyTableId, user: CurrentUser, request: Request) -> TicketOut:
+    """A ticket to open this table's WebSocket once, within a few seconds. Whether the
+    user may see the table is decided when the socket opens, as for any socket."""
+    hub = request.app.state.hub
+    seconds = hub.settings.ticket_seconds
+    ticket = secrets.token_urlsafe(24)
+    now = datetime.now(UTC)
+    async with hub.sessions() as session:
+        # Unused tickets are dropped by the next issue: the table holds only live ones.
+        await session.execute(delete(SocketTicket).where(SocketTicket.expires_at < now))
+        session.add(
+            SocketTicket(
+                digest=_digest(ticket),
+                user_id=user.id,
+                table_id=table_id,
+                token_digest=token_digest(bearer_token(request)),
+                expires_at=now + timedelta(seconds=seconds),
+            )
+        )
+        await session.commit()
+    return TicketOut(ticket=ticket, expires_in=seconds)
+
+
+async def redeem_ticket(
+    session: AsyncSession, ticket: str, table_id: int
+) -> tuple[User, datetime, str] | None:
+    """Use up a ticket for ``table_id``: its user, when the token behind it expires and
+    that token's digest — or None if the ticket is unknown, used, expired, for another
+    table, or its token has expired or been revoked since."""
+    used = (
+        await session.execute(
+            delete(SocketTicket)
+            .where(SocketTicket.digest == _digest(ticket))
+            .returning(
+                SocketTicket.user_id,
+                SocketTicket.table_id,
+                SocketTicket.token_digest,
+                SocketTicket.expires_at,
+            )
+        )
+    ).first()
+    await session.commit()
+    if used is None or used.table_id != table_id:
+        return None
+    now = datetime.now(UTC)
+    if _aware(used.expires_at) < now:
+        return None
+    token = await session.get(Token, used.token_digest)
+    if token is None or token.revoked or _aware(token.expires_at) < now:
+        return None
+    user = await session.scalar(select(User).where(User.id == used.user_id))
+    if user is None:
+        return None
+    return user, _aware(token.expires_at), used.token_digest

@@ -1,0 +1,112 @@
+"""Nobody earns coins for a match they did not play, and a seat the turn timer keeps
+playing is forfeited (docs/economy.md).
+
+The farm: a guest opens a free table, starts it with bots and never connects; the
+timer plays the seat to the end. That seat earns nothing. A seat the timer played
+``SAHRAT_TIMER_TURNS_TO_FORFEIT`` turns in a row is marked left, and at a free table
+a bot takes it over; the player's next move takes it back."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from .harness import Api, ServerProcess, WireClient, auth_headers, engine_and_player, wire_action
+
+
+async def _balance(api: Api, token: str) -> int:
+    return int((await api.get("/api/me", token))["balance"])
+
+
+async def _start_with_bots(api: Api, token: str, game: str, options: dict[str, Any]) -> int:
+    table_id = int((await api.create_table(token, game, options))["id"])
+    response = await api.http.post(
+        f"/api/tables/{table_id}/start",
+        json={"bots": True, "level": "simple"},
+        headers=auth_headers(token),
+    )
+    assert response.status_code == 200, response.text
+    return table_id
+
+
+async def _finished(api: Api, table_id: int, timeout: float = 120) -> list[dict[str, Any]]:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        matches = await api.get(f"/api/tables/{table_id}/matches")
+        if matches:
+            return list(matches)
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"table {table_id}: the match did not finish in {timeout} s")
+
+
+async def _never_connected(server: ServerProcess) -> None:
+    api = Api(server)
+    try:
+        idle, _ = await api.guest()
+        before = await _balance(api, idle)
+        table_id = await _start_with_bots(api, idle, "conquian", {"wins_needed": 1})
+        info = await api.get(f"/api/tables/{table_id}")
+        assert info["status"] == "playing"
+        await _finished(api, table_id)
+        assert await _balance(api, idle) == before, "a seat nobody played earned coins"
+    finally:
+        await api.aclose()
+
+
+def test_a_table_started_and_never_played_earns_nothing(
+    start_server: Callable[..., ServerProcess],
+) -> None:
+    server = start_server(
+        SAHRAT_TURN_SECONDS_OVERRIDE="0.05",
+        SAHRAT_BOT_DELAY_SECONDS="0",
+        SAHRAT_FREE_TABLE_EARNINGS="10",
+    )
+    asyncio.run(_never_connected(server))
+
+
+async def _played_and_forfeited(server: ServerProcess) -> None:
+    api = Api(server)
+    try:
+        token, _user = await api.guest()
+        before = await _balance(api, token)
+        table_id = await _start_with_bots(api, token, "konkan", {"players": 2, "rounds": 1})
+        me = await WireClient.connect(server, table_id, token, name="me")
+        engine, player = engine_and_player("konkan")
+
+        def my_seat() -> dict[str, Any] | None:
+            tables = [m for m in me.messages if m["type"] == "table"]
+            return tables[-1]["payload"]["seats"][me.seat] if tables else None
+
+        # Idle: the timer plays my turns until the seat is forfeited to a bot.
+        await me.wait_until(lambda: bool((seat := my_seat()) and seat["left"]), timeout=60)
+        seat = my_seat()
+        assert seat is not None and seat["bot"], seat  # a bot plays it at a free table
+        # Any command of mine takes the seat back; then I play the match to its end.
+        await me.command({"type": "discard", "card": "2C"})
+        await me.wait_until(lambda: bool((seat := my_seat()) and not seat["left"]))
+        while True:
+            await me.wait_until(
+                lambda: me.view is not None and (me.may_move or me.view["match_over"])
+            )
+            assert me.view is not None
+            if me.view["match_over"]:
+                break
+            reply = await me.command(wire_action(engine, player(me.view)))
+            assert reply["payload"]["ok"] or reply["payload"]["error"]["code"] == "stale", reply
+        await _finished(api, table_id)
+        assert await _balance(api, token) == before + 10  # I came back and played it out
+    finally:
+        await api.aclose()
+
+
+def test_a_seat_left_to_the_timer_is_forfeited_and_taken_back(
+    start_server: Callable[..., ServerProcess],
+) -> None:
+    server = start_server(
+        SAHRAT_TURN_SECONDS_OVERRIDE="0.5",
+        SAHRAT_BOT_DELAY_SECONDS="0",
+        SAHRAT_FREE_TABLE_EARNINGS="10",
+        SAHRAT_TIMER_TURNS_TO_FORFEIT="3",
+    )
+    asyncio.run(_played_and_forfeited(server))
