@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint hardening bench clean
+.PHONY: run test lint soak hardening bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +27,18 @@ test: lint
 	$(BIN)/pytest -n 2 -q -m "not browser"
 	$(BIN)/pytest -q -m browser
 
+# The engines' seeded soaks at their full counts (over 2,000 Konkan rounds and 2,000
+# Conquian deals); make test plays the first matches of the same seeds.
+soak: $(STAMP)
+	SAHRAT_SOAK_MATCHES=102 SAHRAT_SOAK_DEALS=2000 \
+	$(BIN)/pytest -n 2 -q tests/test_konkan_soak.py tests/test_conquian_properties.py
+
 # Every hardening test at its full count (docs/hardening.md); make test runs them small.
 hardening: $(STAMP)
 	SAHRAT_FUZZ_COMMANDS=100000 SAHRAT_LEAK_MATCHES=500 SAHRAT_REST_FUZZ_EXAMPLES=300 \
 	SAHRAT_FAULT_TABLES=100 SAHRAT_FAULT_KILLS=10 SAHRAT_REPLAY_ACTIONS=40000 \
-	$(BIN)/pytest tests/hardening -q -s
+	SAHRAT_CHURN_ORDERS=60 \
+	$(BIN)/pytest tests/hardening tests/server/test_seating.py -q -s
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -r bench/requirements.txt

@@ -92,7 +92,7 @@ async def _paging(server: ServerProcess) -> dict[str, Any]:
         ids.append((await _create(api, token))[1])
     pages: list[list[int]] = []
     after = ids[0] - 1  # the PostgreSQL database may hold earlier tests' tables
-    while True:
+    for _ in range(5):  # (a server that ignores the page would repeat it for ever)
         page = [t["id"] for t in await api.get(f"/api/tables?limit=3&after={after}")]
         pages.append(page)
         if len(page) < 3:
