@@ -8,7 +8,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     SAHRAT_MIGRATIONS=/app/migrations
 
 WORKDIR /app
-COPY pyproject.toml README.md alembic.ini ./
+COPY pyproject.toml README.md LICENSE alembic.ini ./
 COPY src ./src
 COPY migrations ./migrations
 COPY static ./static

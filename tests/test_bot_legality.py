@@ -127,9 +127,9 @@ def end_games(draw: st.DrawFn) -> konkan.KonkanState:
     hand_0 = [*melded, *kept, thrown_by_0]
     spare = [c for c in free if c not in hand_0]
     thrown_by_3 = draw(st.sampled_from([c for c in fitting if c in spare]) | st.sampled_from(spare))
-    hand_0 += [card for card in free if card not in hand_0 and card != thrown_by_3][
-        : 15 - len(hand_0)
-    ]  # kept cards drawn twice are replaced
+    # a card drawn twice into ``kept`` leaves room for the next free one
+    fill = [card for card in free if card not in hand_0 and card != thrown_by_3]
+    hand_0 += fill[: 15 - len(hand_0)]
     order = konkan.stacked_deck({0: hand_0, 3: [thrown_by_3]}, players=4, dealer=3)
     state = konkan.new_game(KonkanOptions(), "end-game", decks=[order], first_dealer=3)
     opening = (tuple(run), tuple(sets[0]), tuple(sets[1]))

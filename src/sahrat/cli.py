@@ -196,7 +196,9 @@ def _play(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as error:
         print(f"--options is not JSON: {error}", file=sys.stderr)
         return 2
-    return asyncio.run(play(args.server, args.game, args.table, args.invite, options, args.auto))
+    return asyncio.run(
+        play(args.server, args.game, args.table, args.invite, options, args.auto, args.bots)
+    )
 
 
 async def create_admin(database_url: str, name: str) -> str:
@@ -319,6 +321,12 @@ def build_parser() -> argparse.ArgumentParser:
     ply.add_argument("--table", type=int, help="join this table instead of creating one")
     ply.add_argument("--invite", help="join a private table by its invite code")
     ply.add_argument("--auto", action="store_true", help="let the simple player move for you")
+    ply.add_argument(
+        "--bots",
+        metavar="LEVEL",
+        help="start the new table at once with bots of this level (simple, strong) in the "
+        "empty seats",
+    )
     ply.set_defaults(run=_play)
 
     adm = commands.add_parser("admin", help="manage admin accounts")

@@ -98,7 +98,9 @@ async def play(
     invite: str | None,
     options: dict[str, Any],
     auto: bool,
+    bots: str | None = None,
 ) -> int:
+    """Play one table to the end of its match (or watch it, when it has started)."""
     async with httpx.AsyncClient(base_url=server, timeout=10) as http:
         guest = (await http.post("/api/guests")).json()
         headers = {"Authorization": f"Bearer {guest['token']}"}
@@ -113,10 +115,32 @@ async def play(
             response = await http.post(
                 "/api/tables", json={"game": game, "options": options}, headers=headers
             )
-        if response.status_code >= 400:
-            print(f"refused: {response.json().get('detail')}", file=sys.stderr)
+        detail = response.json().get("detail") if response.status_code >= 400 else None
+        if (
+            table is not None
+            and isinstance(detail, dict)
+            and detail.get("code")
+            in (
+                "table_started",
+                "table_full",
+            )
+        ):
+            print(f"table {table} is playing: watching as a spectator")
+            response = await http.get(f"/api/tables/{table}", headers=headers)
+            detail = response.json().get("detail") if response.status_code >= 400 else None
+        if detail is not None:
+            print(f"refused: {detail}", file=sys.stderr)
             return 1
         info = response.json()
+        if bots and table is None and invite is None:
+            started = await http.post(
+                f"/api/tables/{info['id']}/start",
+                json={"bots": True, "level": bots},
+                headers=headers,
+            )
+            if started.status_code >= 400:
+                print(f"refused: {started.json().get('detail')}", file=sys.stderr)
+                return 1
         # The socket opens with a one-time ticket: the token never goes in a URL.
         ticket = await http.post(f"/api/tables/{info['id']}/ticket", headers=headers)
         if ticket.status_code >= 400:
@@ -192,6 +216,7 @@ async def play(
         reading = asyncio.create_task(reader())
         if auto:
             await reading
+            await _tell_the_record(server, info["id"])
             return 0
         while not reading.done():
             line = await loop.run_in_executor(None, sys.stdin.readline)
@@ -207,4 +232,20 @@ async def play(
             except (ValueError, json.JSONDecodeError) as error:
                 print(error)
         reading.cancel()
+    view = state["view"]
+    if view and (view.get("match_over") or view.get("over")):
+        await _tell_the_record(server, info["id"])
     return 0
+
+
+async def _tell_the_record(server: str, table_id: int) -> None:
+    """Where the finished match is kept, and how to check its shuffles."""
+    async with httpx.AsyncClient(base_url=server, timeout=10) as http:
+        response = await http.get(f"/api/tables/{table_id}/matches")
+        matches = response.json() if response.status_code == 200 else []
+    if not matches:
+        return
+    match_id = matches[-1]["id"]
+    print(f"match {match_id} is over; its record: {server}/api/matches/{match_id}")
+    print(f"check its shuffles: curl -s {server}/api/matches/{match_id} > match.json")
+    print("                    sahrat verify match.json")

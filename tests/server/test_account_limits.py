@@ -182,6 +182,10 @@ def test_network_keys() -> None:
     assert network_key("::ffff:203.0.113.7") == "203.0.113.7"
     for bad in [None, "", "x" * 100, "1.2.3.4, 5.6.7.8", "999.1.1.1", "testclient"]:
         assert network_key(bad) is None, bad
+    for key in ["2001:db8:1:2::/64", "203.0.113.7"]:  # a key is its own key
+        assert network_key(key) == key
+    assert network_key("::ffff:203.0.113.7/128") == "203.0.113.7"
+    assert network_key("2001:db8::/48") is None and network_key("203.0.113.0/24") is None
     longest = network_key("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
     assert longest is not None and len(longest) <= 64
 
@@ -234,3 +238,35 @@ def test_settings_document_every_new_limit() -> None:
     doc = (Path(REPO) / "docs" / "operations.md").read_text()
     for code in ("too_many_accounts", "too_many_logins", "busy", "FORWARDED_ALLOW_IPS"):
         assert code in doc, code
+
+
+async def _one_network(server: ServerProcess, database: str) -> list[int]:
+    name, password = make_admin(database)
+    api = Api(server)
+    try:
+        login = await api.http.post("/api/login", json={"name": name, "password": password})
+        boss = {"Authorization": f"Bearer {login.json()['token']}"}
+        created = await api.http.post(
+            "/api/admin/tables",
+            json={"game": "konkan", "options": {"stake": 10, "players": 3}},
+            headers=boss,
+        )
+        table_id = created.json()["id"]
+        statuses = []
+        # two addresses of one subscriber's /64, then one of the next /64
+        for address in ["2001:db8:7:7::1", "2001:db8:7:7:8000::2", "2001:db8:7:8::1"]:
+            token, _user = await api.guest()
+            headers = {"Authorization": f"Bearer {token}", **_from(address)}
+            joined = await api.http.post(f"/api/tables/{table_id}/join", json={}, headers=headers)
+            statuses.append(joined.status_code)
+            if joined.status_code == 409:
+                assert joined.json()["detail"]["code"] == "same_address", joined.text
+    finally:
+        await api.aclose()
+    return statuses
+
+
+def test_an_ipv6_slash_64_is_one_address_at_a_coin_table(
+    start_server: Callable[..., ServerProcess], database: str
+) -> None:
+    assert asyncio.run(_one_network(start_server(), database)) == [200, 409, 200]

@@ -36,10 +36,29 @@ def parse_address(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Add
 def network_key(address: str | None) -> str | None:
     """What identifies a client's network: ``"203.0.113.7"`` for IPv4,
     ``"2001:db8:1:2::/64"`` for IPv6, None when the address is unknown or not one.
-    At most 43 characters (it fits ``seats.address``)."""
+    At most 43 characters (it fits ``seats.address``). A key is its own key, so that
+    keys stored earlier compare as they are."""
+    if address is not None and "/" in address and len(address) <= MAX_ADDRESS_CHARS:
+        return _key_of_network(address)
     parsed = parse_address(address)
     if parsed is None:
         return None
     if isinstance(parsed, ipaddress.IPv4Address):
         return str(parsed)
     return str(ipaddress.IPv6Network((parsed, IPV6_PREFIX), strict=False))
+
+
+def _key_of_network(text: str) -> str | None:
+    """The key of a network written ``address/prefix``: a single IPv4 address, or an
+    IPv6 network of at least /64 (as its /64); None for anything wider or invalid."""
+    try:
+        network = ipaddress.ip_network(text.strip(), strict=False)
+    except ValueError:
+        return None
+    if isinstance(network, ipaddress.IPv4Network):
+        return str(network.network_address) if network.prefixlen == 32 else None
+    if network.prefixlen == 128:  # one address (an IPv4-mapped one is its IPv4)
+        return network_key(str(network.network_address))
+    if network.prefixlen < IPV6_PREFIX:
+        return None
+    return str(network.supernet(new_prefix=IPV6_PREFIX))
