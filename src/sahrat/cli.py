@@ -158,6 +158,7 @@ SCHEMA_MODELS = (
     "Command",
     "Ping",
     "Continue",
+    "Rematch",
     "React",
     "Reaction",
     "BreakInfo",

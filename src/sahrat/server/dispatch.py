@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from .protocol import REACTIONS, Command, Continue, Ping, React
+from .protocol import REACTIONS, Command, Continue, Ping, React, Rematch
 from .table import Connection, Table, refusal
 
 
@@ -45,6 +45,14 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
             return
         conn.send({"type": "pong", "seq": table.seq, "payload": {}})
         return
+    if kind == "rematch":
+        try:
+            Rematch.model_validate(data)
+        except ValidationError:
+            conn.send(error_message(table.seq, "bad_message", 'rematch is {"type": "rematch"}'))
+            return
+        await table.ask_rematch(conn)
+        return
     if kind == "continue":
         try:
             Continue.model_validate(data)
@@ -68,7 +76,7 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
             error_message(
                 table.seq,
                 "bad_message",
-                "expected a message of type command, continue, react or ping",
+                "expected a message of type command, continue, rematch, react or ping",
             )
         )
         return

@@ -576,6 +576,13 @@ class Hub:
 
         task.add_done_callback(done)
 
+    async def store_status(self, table_id: int, status: str) -> None:
+        """Write a table's status (a finished table waiting again for a rematch)."""
+        async with self.sessions() as session, session.begin():
+            row = await session.get(GameTable, table_id)
+            if row is not None:
+                row.status = status
+
     async def remove_seat(self, table_id: int, seat: int) -> None:
         async with self.sessions() as session, session.begin():
             await session.execute(delete(Seat).where(Seat.table_id == table_id, Seat.seat == seat))

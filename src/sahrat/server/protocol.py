@@ -63,6 +63,14 @@ class Ping(BaseModel):
     type: Literal["ping"]
 
 
+class Rematch(BaseModel):
+    """Once the match is over: play another one at the same seats (when everyone asks)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["rematch"]
+
+
 class Continue(BaseModel):
     """Done reading the round's summary: start the next round (when everyone has)."""
 
@@ -103,6 +111,11 @@ class TableInfo(BaseModel):
     seq: int
     seed_commitment: str | None = Field(
         default=None, description="SHA-256 of the match's seed, revealed at match end"
+    )
+    rematch: list[int] = Field(
+        default_factory=list,
+        description="once the match is over: the seats that asked for a rematch (bots' "
+        "seats at once); when every seat has, a new match starts at the same seats",
     )
 
 

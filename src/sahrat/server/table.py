@@ -157,6 +157,7 @@ class Table:
         self.addresses: dict[int, str] = {}  # the network address each seat joined from
         self.deadline = deadline  # the turn's, or during a round break the break's end
         self.round_break: RoundBreak | None = None
+        self.rematch: set[int] = set()  # once the match is over: seats that want another
         self.lock = asyncio.Lock()
         self.state: Any = None
         self.seed: str | None = None
@@ -248,6 +249,7 @@ class Table:
             "seats": seats,
             "seq": self.seq,
             "seed_commitment": seed_commitment(self.seed) if self.seed else None,
+            "rematch": sorted(self.rematch) if self.status == "finished" else [],
         }
 
     def _shows_invite_code(self, viewer: int | None) -> bool:
@@ -514,6 +516,7 @@ class Table:
             await self.hub.remove_seat(self.id, seat)
             self.seats[seat] = None
             self.addresses.pop(seat, None)
+            self.rematch.discard(seat)  # leaving a finished table declines its rematch
             self.broadcast_table()
 
     # --- the match ---------------------------------------------------------------------
@@ -961,6 +964,56 @@ class Table:
                 state, events = self.engine.apply(self.state, action)
             step = Step(self.seq + 1, self.engine.action_to_json(action), events, "bot", seat, None)
             await self._commit([(step, state)])
+
+    # --- a rematch ----------------------------------------------------------------------
+
+    async def ask_rematch(self, conn: Connection) -> None:
+        """A seated player asks for another match at the same seats; the last one to ask
+        starts it (bots ask at once). At a free table a seat whose player left the match
+        goes to a bot; at a coin table everyone must still be there (and pay again)."""
+        async with self.lock:
+            self.follow_seating(conn)
+            problem = self._rematch_problem(conn.seat)
+            if problem is not None:
+                code, message = problem
+                conn.send(self._message("error", {"code": code, "message": message}))
+                return
+            assert conn.seat is not None
+            self.rematch.add(conn.seat)
+            for seat, owner in enumerate(self.seats):
+                if owner is None or (seat in self.left and self.bots_allowed):
+                    self.rematch.add(seat)  # a bot's seat, or a leaver's a bot takes
+            if len(self.rematch) < self.players:
+                self.broadcast_table()
+                return
+            await self._rematch()
+
+    def _rematch_problem(self, seat: int | None) -> tuple[str, str] | None:
+        if self.status != "finished":
+            return "not_finished", "a rematch is asked for once the match is over"
+        if seat is None:
+            return "spectator", "spectators cannot ask for a rematch"
+        if seat in self.left:
+            return "left", "you left this match"
+        if any(owner is None and self.bots[s] is None for s, owner in enumerate(self.seats)):
+            return "seat_empty", "a player left the table: open a new one"
+        if not self.bots_allowed and self.left:
+            return "seat_empty", "a player left this coin match: open a new table"
+        return None
+
+    async def _rematch(self) -> None:
+        """Everyone asked: leavers' seats go to bots, and a new match is dealt."""
+        level = self.hub.settings.bot_level
+        for seat in sorted(self.left):
+            await self.hub.store_seat(self.id, seat, None, level, False)
+            self.seats[seat], self.bots[seat] = None, level
+        self.left.clear()
+        self.rematch.clear()
+        self.away.clear()
+        self.status = "waiting"
+        if not await self._start_match():  # a stake nobody can cover any more
+            await self.hub.store_status(self.id, "waiting")
+        self.broadcast_table()
 
     # --- the break between rounds ---------------------------------------------------
 

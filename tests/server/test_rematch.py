@@ -1,0 +1,103 @@
+"""A rematch: once a match is over, its players ask for another one at the same seats;
+the last one to ask starts it. Bots ask at once; spectators and leavers cannot ask."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .harness import (
+    Api,
+    ServerProcess,
+    WireClient,
+    auth_headers,
+    engine_and_player,
+    play,
+    seated_table,
+    wire_action,
+)
+
+MODULE_SERVER_ENV = {"SAHRAT_BOT_DELAY_SECONDS": "0"}
+
+
+def _tables(client: WireClient) -> list[dict[str, Any]]:
+    return [m["payload"] for m in client.messages if m["type"] == "table"]
+
+
+async def _two_players(server: ServerProcess) -> None:
+    api = Api(server)
+    table_id, tokens, _info = await seated_table(api, "conquian", {"wins_needed": 1}, 2)
+    seats = [
+        await WireClient.connect(server, table_id, token, name=f"seat{seat}")
+        for seat, token in enumerate(tokens)
+    ]
+    watcher_token, _ = await api.guest()
+    watcher = await WireClient.connect(server, table_id, watcher_token, name="watcher")
+    try:
+        await play("conquian", seats, until=lambda view: False)
+        for client in seats:
+            await client.wait_until(lambda c=client: bool(c.view and c.view["match_over"]))
+        first_seq = seats[0].seq
+        assert first_seq is not None
+        # Asking too early, or as a spectator, is refused.
+        index = await watcher.send({"type": "rematch"})
+        refused = await watcher.wait_for(lambda m: m["type"] == "error", after=index)
+        assert refused["payload"]["code"] == "spectator", refused
+        await seats[0].send({"type": "rematch"})
+        await seats[1].wait_until(
+            lambda: bool(_tables(seats[1])) and _tables(seats[1])[-1]["rematch"] == [0]
+        )
+        assert _tables(seats[1])[-1]["status"] == "finished"
+        await seats[1].send({"type": "rematch"})
+        for client in (*seats, watcher):
+            await client.wait_until(
+                lambda c=client: c.view is not None and not c.view["match_over"]
+            )
+        assert seats[0].seq is not None and seats[0].seq > first_seq
+        assert {client.seat for client in seats} == {0, 1}  # same seats
+        info = await api.get(f"/api/tables/{table_id}")
+        assert info["status"] == "playing" and info["rematch"] == []
+        # The new match plays to its end too, and both are kept.
+        await play("conquian", seats, until=lambda view: False)
+        await seats[0].wait_until(lambda: bool(seats[0].view and seats[0].view["match_over"]))
+        assert len(await api.get(f"/api/tables/{table_id}/matches")) == 2
+    finally:
+        for client in (*seats, watcher):
+            await client.close()
+        await api.aclose()
+
+
+def test_two_players_play_a_rematch(module_server: ServerProcess) -> None:
+    asyncio.run(_two_players(module_server))
+
+
+async def _with_bots(server: ServerProcess) -> None:
+    api = Api(server)
+    token, _ = await api.guest()
+    info = await api.create_table(token, "conquian", {"wins_needed": 1})
+    table_id = int(info["id"])
+    response = await api.http.post(
+        f"/api/tables/{table_id}/start",
+        json={"bots": True, "level": "simple"},
+        headers=auth_headers(token),
+    )
+    assert response.status_code == 200, response.text
+    me = await WireClient.connect(server, table_id, token, name="me")
+    try:
+        engine, player = engine_and_player("conquian")
+        while True:
+            await me.wait_until(lambda: bool(me.view and (me.view["match_over"] or me.may_move)))
+            assert me.view is not None
+            if me.view["match_over"]:
+                break
+            reply = await me.command(wire_action(engine, player(me.view)))
+            assert reply["payload"]["ok"] or reply["payload"]["error"]["code"] == "stale"
+        await me.send({"type": "rematch"})  # the bot agrees at once
+        await me.wait_until(lambda: me.view is not None and not me.view["match_over"])
+    finally:
+        await me.close()
+        await api.aclose()
+
+
+def test_a_rematch_against_bots_starts_at_once(module_server: ServerProcess) -> None:
+    asyncio.run(_with_bots(module_server))
