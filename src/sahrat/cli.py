@@ -159,6 +159,8 @@ SCHEMA_MODELS = (
     "Ping",
     "Continue",
     "Rematch",
+    "Hint",
+    "HintInfo",
     "React",
     "Reaction",
     "BreakInfo",

@@ -47,6 +47,11 @@ class Settings(BaseSettings):
     bot_delay_seconds: float = Field(
         default=0.8, alias="SAHRAT_BOT_DELAY_SECONDS", description="a bot's pause before moving"
     )
+    hint_level: str = Field(
+        default="strong",
+        alias="SAHRAT_HINT_LEVEL",
+        description="the bot level that answers a player's hint at a free table",
+    )
     timer_turns_to_forfeit: int = Field(
         default=3,
         ge=0,

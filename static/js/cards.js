@@ -19,13 +19,15 @@ export function parse(text) {
 }
 
 /** A card element; `data-card` carries the exact id (tests and clicks use it). */
-export function cardEl(text, { small = false, selected = false, onclick, extra } = {}) {
+export function cardEl(text, { small = false, selected = false, onclick, extra, tag = "button", extraClass = "" } = {}) {
   const c = parse(text);
-  const cls = ["card", small ? "small" : "", selected ? "selected" : "", c.joker ? "joker" : `s${c.suit}`]
+  const cls = ["card", small ? "small" : "", selected ? "selected" : "", c.joker ? "joker" : `s${c.suit}`, extraClass]
     .filter(Boolean).join(" ");
   const body = c.joker
     ? [h("span.rank", "★"), h("span.suit", "JK")]
     : [h("span.rank", RANK_SHOWN[c.rank] || c.rank), h("span.suit", SUIT_SYMBOL[c.suit])];
+  // A card inside another control (a table meld, a proposal) is a picture, not a button.
+  if (tag !== "button") return h(tag, { class: cls, dataset: { card: text }, role: "img", "aria-label": label(text) }, body, extra);
   return h("button", {
     class: cls, type: "button", dataset: { card: text }, onclick,
     "aria-pressed": selected ? "true" : "false", "aria-label": label(text),

@@ -4,25 +4,40 @@
 // opening total against the threshold, and the commitment in the last round.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { cardEl, konkanMeld, sortByRank, sortBySuit, parse, label } from "./cards.js";
+import { cardEl, konkanMeld, parse, label } from "./cards.js";
+import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard } from "./hand.js";
+import { discardProposals, meldGroups, fittingMelds } from "./melds.js";
 import { fairnessBlock, noteCommitment } from "./fairness.js";
 
 function uiState(st) {
   const ui = st.ui;
-  ui.order ??= [];
-  ui.selected ??= [];
-  ui.staged ??= [];   // melds being built, each a list of card ids (may hold the discard top)
-  ui.offs ??= [];     // lay-offs being built: {meld, cards}
-  const hand = st.view.hand || [];
+  const v = st.view;
+  const hand = v.hand || [];
+  const tableId = st.info.id, round = v.round;
+  if (ui.key !== `${tableId}.${round}`) {
+    // A new round (or a reload): the arrangement and staged melds I left, if any.
+    const kept = loadHand(tableId, round) || {};
+    Object.assign(ui, {
+      key: `${tableId}.${round}`, order: kept.order || [], staged: kept.staged || [], offs: kept.offs || [],
+      mode: kept.mode || sortPreference(), selected: [], handSig: null, fresh: [], proposing: false,
+    });
+  }
+  const sig = [...hand].sort().join();
+  if (sig !== ui.handSig) {
+    const { order, fresh } = arrange(ui.order, hand, ui.mode);
+    // A card that arrived during the round is marked; the deal itself is not.
+    ui.fresh = ui.handSig === null ? [] : fresh;
+    ui.order = order;
+    ui.handSig = sig;
+  }
   const inHand = new Set(hand);
-  const top = st.view.discard_top;
-  // Keep the player's own order; cards that arrived go to the end.
-  ui.order = ui.order.filter((c) => inHand.has(c));
-  for (const c of hand) if (!ui.order.includes(c)) ui.order.push(c);
-  const usable = (c) => inHand.has(c) || (c === top && st.view.phase === "draw");
+  const top = v.discard_top;
+  const usable = (c) => inHand.has(c) || (c === top && v.phase === "draw");
   ui.selected = ui.selected.filter(usable);
   ui.staged = ui.staged.filter((m) => m.every(usable));
   ui.offs = ui.offs.filter((o) => o.cards.every((c) => inHand.has(c)));
+  if (v.phase !== "draw" || v.turn !== st.seat) ui.proposing = false;
+  saveHand(tableId, round, { order: ui.order, staged: ui.staged, offs: ui.offs, mode: ui.mode });
   return ui;
 }
 
@@ -36,13 +51,16 @@ export function openingTarget(v) {
   return v.options.escalating_opening && v.last_opening ? Math.max(base, v.last_opening + 1) : base;
 }
 
+const HINTS_KEY = "sahrat.hints";
+const hintsOn = () => localStorage.getItem(HINTS_KEY) === "on";
+
 export function renderKonkan(ctx) {
   const { st, send } = ctx;
   const v = st.view;
   noteCommitment(st);
   const me = st.seat;
   const ui = me === null ? null : uiState(st);
-  const myTurn = me !== null && v.turn === me && !v.match_over;
+  const myTurn = me !== null && v.turn === me && !v.match_over && !st.roundBreak;
   const simple = new Set((v.simple_actions || []).map((a) => a.type));
   const aceValue = v.options.ace_value;
 
@@ -54,7 +72,7 @@ export function renderKonkan(ctx) {
 
   const act = async (action, after) => {
     const reply = await send(action);
-    if (reply.ok) { ui.selected = []; if (after) after(); ctx.redraw(); }
+    if (reply.ok) { ui.selected = []; ui.proposing = false; if (after) after(); ctx.redraw(); }
     return reply;
   };
 
@@ -78,37 +96,60 @@ export function renderKonkan(ctx) {
     ctx.redraw();
   };
 
+  // With hints on, the table melds the one selected card would fit are outlined.
+  const fits = new Set(ui && hintsOn() && ui.selected.length === 1 ? fittingMelds(ui.selected[0], v.melds, aceValue) : []);
   const melds = h("section.melds", { id: "table-melds" },
     h("h3", t("konkan.table_melds")),
     v.melds.length ? groupByOwner(v.melds, ctx.nameOf, (m) => h("button", {
-      type: "button", class: "table-meld", dataset: { meld: m.id },
-      onclick: () => tapMeld(m), "aria-label": t("konkan.meld_n", { n: m.id }),
-    }, m.cards.map((c) => cardEl(c, { small: true })),
+      type: "button", class: `table-meld${fits.has(m.id) ? " fits" : ""}`, dataset: { meld: m.id },
+      onclick: () => tapMeld(m),
+      "aria-label": t("konkan.meld_of", { who: ctx.nameOf(m.owner), cards: m.cards.map(label).join(" ") }),
+    }, m.cards.map((c) => cardEl(c, { small: true, tag: "span" })),
     m.joker_for.length ? h("span.joker-for", "★=", m.joker_for.map(label).join("/")) : null))
       : h("p.muted", t("konkan.no_melds")));
 
   const discardSelected = ui?.selected.includes(v.discard_top);
+  const canTake = myTurn && v.phase === "draw" && v.discard_top;
+  const tapDiscard = () => {
+    if (!canTake) return;
+    if (discardSelected) { toggle(v.discard_top); return; }
+    // One tap proposes the lay-downs that use the card; a second tap on the pile picks it by hand.
+    if (ui.proposing) { ui.proposing = false; toggle(v.discard_top); return; }
+    ui.proposing = true;
+    ctx.redraw();
+  };
   const piles = h("section.piles",
     h("div.pile", { id: "stock" },
       h("button", {
         type: "button", class: "card back", id: "stock-card", disabled: !(myTurn && simple.has("draw")),
         onclick: () => act({ type: "draw" }), "aria-label": t("konkan.draw"),
-      }, h("span.count", v.stock_count)),
-      h("span.pile-label", t("konkan.stock"), " · ", v.stock_count)),
+      }, h("span.count", h("bdi", v.stock_count))),
+      h("span.pile-label", t("konkan.stock"), " · ", h("bdi", v.stock_count))),
     h("div.pile", { id: "discard-pile" },
       v.discard_top
-        ? cardEl(v.discard_top, {
-          selected: discardSelected,
-          onclick: () => { if (myTurn && v.phase === "draw") toggle(v.discard_top); },
-        })
+        ? cardEl(v.discard_top, { selected: discardSelected, onclick: tapDiscard, extraClass: canTake ? "takeable" : "" })
         : h("div.card.empty", "—"),
-      h("span.pile-label", t("konkan.discard_pile"), " · ", v.discard_count)),
+      h("span.pile-label", t("konkan.discard_pile"), " · ", h("bdi", v.discard_count))),
+    ui?.proposing ? proposalsPanel(ctx, ui, v, act) : null,
   );
 
   const parts = [melds, piles];
   if (ui) parts.push(staging(ctx, ui, v, aceValue), controls(ctx, ui, v, myTurn, simple, act), handRow(ctx, ui, v, toggle));
   else parts.push(h("p.muted.spectator-note", t("table.watching")));
   return h("div.konkan", parts);
+}
+
+function proposalsPanel(ctx, ui, v, act) {
+  const list = discardProposals(v, ctx.st.seat, openingTarget(v));
+  return h("div.proposals", { id: "discard-proposals", role: "group", "aria-label": t("konkan.take_with") },
+    h("p", list.length ? t("konkan.take_with") : t("konkan.no_proposal")),
+    list.map((p, i) => h("button.proposal", {
+      type: "button", dataset: { proposal: i },
+      onclick: () => act(p.action, () => { ui.staged = []; ui.offs = []; }),
+    }, p.cards
+      ? [p.cards.map((m) => h("span.proposal-meld", m.map((c) => cardEl(c, { small: true, tag: "span" })))), " ", h("bdi.value", `= ${p.total}`)]
+      : [cardEl(v.discard_top, { small: true, tag: "span" }), " ", t("konkan.lay_off_on", { n: p.meld })])),
+    h("button.link", { type: "button", id: "pick-by-hand", onclick: () => { ui.proposing = false; ui.selected.push(v.discard_top); ctx.redraw(); } }, t("konkan.pick_by_hand")));
 }
 
 function groupByOwner(melds, nameOf, draw) {
@@ -118,32 +159,46 @@ function groupByOwner(melds, nameOf, draw) {
     h("div.meld-row", melds.filter((m) => m.owner === owner).map(draw))));
 }
 
-function staging(ctx, ui, v, aceValue) {
-  if (!ui.staged.length && !ui.offs.length) return h("section.staging.empty", { id: "staging" });
-  const infos = ui.staged.map((m) => konkanMeld(m, aceValue));
+/** The opening total of the staged melds and whether it reaches the target. */
+function openingCheck(ui, v, seat) {
+  const infos = ui.staged.map((m) => konkanMeld(m, v.options.ace_value));
   const total = infos.reduce((sum, i) => sum + (i.ok ? i.value : 0), 0);
-  const opened = v.opened[ctx.st.seat];
   const target = openingTarget(v);
+  return { infos, total, target, enough: v.opened[seat] || total >= target, valid: infos.every((i) => i.ok) };
+}
+
+function staging(ctx, ui, v) {
+  if (!ui.staged.length && !ui.offs.length) return h("section.staging.empty", { id: "staging" });
+  const { infos, total, target } = openingCheck(ui, v, ctx.st.seat);
+  const opened = v.opened[ctx.st.seat];
   return h("section.staging", { id: "staging" },
     h("h3", t("konkan.new_melds")),
     ui.staged.map((m, i) => h("div.staged", { dataset: { staged: i } },
-      m.map((c) => cardEl(c, { small: true })),
-      infos[i].ok ? h("span.value", `= ${infos[i].value}`) : h("span.bad", t(`why.${infos[i].why}`)),
+      m.map((c) => cardEl(c, { small: true, tag: "span" })),
+      infos[i].ok ? h("bdi.value", `= ${infos[i].value}`) : h("span.bad", t(`why.${infos[i].why}`)),
       h("button.link", { type: "button", onclick: () => { ui.staged.splice(i, 1); ctx.redraw(); }, "aria-label": t("konkan.unstage") }, "✕"))),
     ui.offs.map((o, i) => h("div.staged.off",
-      t("konkan.lay_off_on", { n: o.meld }), " ", o.cards.map((c) => cardEl(c, { small: true })),
-      h("button.link", { type: "button", onclick: () => { ui.offs.splice(i, 1); ctx.redraw(); } }, "✕"))),
+      t("konkan.lay_off_on", { n: o.meld }), " ", o.cards.map((c) => cardEl(c, { small: true, tag: "span" })),
+      h("button.link", { type: "button", onclick: () => { ui.offs.splice(i, 1); ctx.redraw(); }, "aria-label": t("konkan.unstage") }, "✕"))),
     opened ? null : h("p", { id: "opening-total", class: total >= target ? "ok" : "short" },
-      t("konkan.opening_total", { total, target }), " ", total >= target ? "✓" : "✗"));
+      t("konkan.opening_total_of"), " ", h("bdi", total), " / ", h("bdi", target), " ", total >= target ? "✓" : "✗"));
 }
 
 function controls(ctx, ui, v, myTurn, simple, act) {
   const selected = ui.selected;
   const onlyHand = selected.filter((c) => c !== v.discard_top || (v.hand || []).includes(c));
   const buttons = [];
-  const btn = (id, text, onclick, opts = {}) => buttons.push(h(`button${opts.primary ? ".primary" : ""}`, { type: "button", id, onclick, disabled: opts.disabled }, text));
+  const btn = (id, text, onclick, opts = {}) => buttons.push(h(`button${opts.primary ? ".primary" : ""}`, {
+    type: "button", id, onclick, disabled: opts.disabled, title: opts.why, "aria-describedby": opts.why ? "refused-why" : null,
+  }, text));
+  let why = "";  // the reason a move is known to be refused, shown beside the buttons
 
   btn("make-meld", t("konkan.make_meld"), () => { ui.staged.push([...selected]); ui.selected = []; ctx.redraw(); }, { disabled: selected.length < 3 });
+  const check = openingCheck(ui, v, ctx.st.seat);
+  const layable = ui.staged.length || ui.offs.length;
+  if (layable && !check.valid) why = t("konkan.why_invalid");
+  else if (ui.staged.length && !check.enough) why = t("konkan.why_below", { total: check.total, target: check.target });
+  else if (!ui.staged.length && ui.offs.length && !v.opened[ctx.st.seat]) why = t("err.not_opened");
   if (myTurn && v.phase === "draw") {
     btn("draw", t("konkan.draw"), () => act({ type: "draw" }), { primary: true, disabled: !simple.has("draw") });
     const committed = v.committed[ctx.st.seat];
@@ -152,7 +207,7 @@ function controls(ctx, ui, v, myTurn, simple, act) {
       if (ui.staged.length) action.melds = ui.staged;
       if (ui.offs.length) action.lay_offs = ui.offs;
       act(action, () => { ui.staged = []; ui.offs = []; });
-    }, { disabled: !v.discard_top || (!committed && !ui.staged.length && !ui.offs.length) });
+    }, { disabled: !v.discard_top || (!committed && (!layable || why)), why: layable ? why : "" });
   }
   if (myTurn && v.phase === "play") {
     btn("lay-down", t("konkan.lay_down"), () => {
@@ -160,12 +215,10 @@ function controls(ctx, ui, v, myTurn, simple, act) {
       if (ui.staged.length) action.melds = ui.staged;
       if (ui.offs.length) action.lay_offs = ui.offs;
       act(action, () => { ui.staged = []; ui.offs = []; });
-    }, { disabled: !ui.staged.length && !ui.offs.length });
+    }, { disabled: !layable || !!why, why });
     btn("discard", t("konkan.discard"), () => act({ type: "discard", card: onlyHand[0] }), { primary: true, disabled: onlyHand.length !== 1 });
   }
-  if (myTurn && simple.has("commit")) btn("commit", t("konkan.commit"), () => {
-    if (confirm(t("konkan.commit_confirm"))) act({ type: "commit" });
-  });
+  if (myTurn && simple.has("commit")) btn("commit", t("konkan.commit"), () => ctx.confirm(t("konkan.commit_confirm"), () => act({ type: "commit" })));
   if (myTurn && simple.has("claim_redeal")) btn("redeal", t("konkan.claim_redeal"), () => act({ type: "claim_redeal" }));
   if (myTurn && simple.has("end_turn")) btn("end-turn", t("konkan.end_turn"), () => act({ type: "end_turn" }));
   if (ui.staged.length || ui.offs.length || selected.length) {
@@ -177,13 +230,18 @@ function controls(ctx, ui, v, myTurn, simple, act) {
   return h("section.controls",
     h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, turnText),
     h("div.row.actions", buttons),
+    myTurn && why ? h("p.why", { id: "refused-why" }, why) : null,
     h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
 }
 
 function handRow(ctx, ui, v, toggle) {
   const staged = stagedCards(ui);
   const cards = ui.order.filter((c) => !staged.has(c));
-  let dragged = null;
+  const hints = hintsOn();
+  // Each card of a meld the hand already holds gets its group's outline.
+  const group = new Map();
+  if (hints) meldGroups(cards, v.options.ace_value).forEach((m, i) => m.cards.forEach((c) => group.set(c, i % 4)));
+  const sortBy = (mode) => { setSortPreference(mode); ui.mode = mode; ui.order = arrange([], ui.order, mode).order; ctx.redraw(); };
   const move = (dir) => {
     // Move the selected cards one place left or right (on screen) in my order.
     const rtl = document.documentElement.dir === "rtl";
@@ -195,32 +253,30 @@ function handRow(ctx, ui, v, toggle) {
       if (j < 0 || j >= order.length || ui.selected.includes(order[j])) continue;
       [order[i], order[j]] = [order[j], order[i]];
     }
+    ui.mode = "own";
     ctx.redraw();
   };
+  const row = h("div.hand", { id: "hand", class: cards.length > 11 ? "fan" : "" }, cards.map((c) => cardEl(c, {
+    selected: ui.selected.includes(c), onclick: () => toggle(c),
+    extraClass: [ui.fresh.includes(c) ? "fresh" : "", group.has(c) ? `hint hint-${group.get(c)}` : ""].join(" "),
+  })));
+  dragToReorder(row, (card, target, after) => {
+    ui.order = moveCard(ui.order, card, target, after);
+    ui.mode = "own";
+    ctx.redraw();
+  });
+  const pressed = (mode) => (ui.mode === mode ? "true" : "false");
   return h("section.hand-area",
     h("div.row.hand-tools",
-      h("span.muted", t("konkan.my_hand", { n: (v.hand || []).length })),
-      h("button", { type: "button", id: "sort-suit", onclick: () => { ui.order = sortBySuit(ui.order); ctx.redraw(); } }, t("hand.sort_suit")),
-      h("button", { type: "button", id: "sort-rank", onclick: () => { ui.order = sortByRank(ui.order); ctx.redraw(); } }, t("hand.sort_rank")),
+      h("span.muted", t("konkan.my_hand_n"), " ", h("bdi", (v.hand || []).length)),
+      h("button", { type: "button", id: "sort-suit", "aria-pressed": pressed("suit"), onclick: () => sortBy("suit") }, t("hand.sort_suit")),
+      h("button", { type: "button", id: "sort-rank", "aria-pressed": pressed("rank"), onclick: () => sortBy("rank") }, t("hand.sort_rank")),
+      h("button", { type: "button", id: "hint-toggle", "aria-pressed": hints ? "true" : "false",
+        onclick: () => { localStorage.setItem(HINTS_KEY, hints ? "off" : "on"); ctx.redraw(); } }, "💡 ", t("hand.hints")),
       h("button", { type: "button", id: "move-left", "aria-label": t("hand.move_left"), disabled: !ui.selected.length, onclick: () => move("left") }, "◀"),
       h("button", { type: "button", id: "move-right", "aria-label": t("hand.move_right"), disabled: !ui.selected.length, onclick: () => move("right") }, "▶"),
     ),
-    h("div.hand", { id: "hand" }, cards.map((c) => {
-      const el = cardEl(c, { selected: ui.selected.includes(c), onclick: () => toggle(c) });
-      // Dragging a card onto another puts it in that card's place (desktop).
-      el.draggable = true;
-      el.addEventListener("dragstart", () => { dragged = c; el.classList.add("dragging"); });
-      el.addEventListener("dragover", (e) => e.preventDefault());
-      el.addEventListener("drop", (e) => {
-        e.preventDefault();
-        if (!dragged || dragged === c) return;
-        const order = ui.order.filter((x) => x !== dragged);
-        order.splice(order.indexOf(c), 0, dragged);
-        ui.order = order;
-        ctx.redraw();
-      });
-      return el;
-    })));
+    row);
 }
 
 // --- score sheet and round summary ------------------------------------------------------
@@ -231,11 +287,11 @@ export function konkanSheet(v, nameOf) {
     h("thead", h("tr", h("th", t("sheet.round")), seats.map((s) => h("th", nameOf(s))), h("th", t("sheet.finish")))),
     h("tbody",
       v.scores.map((r) => h("tr",
-        h("td", r.round),
-        seats.map((s) => h("td", { class: r.winner === s ? "winner" : "" }, r.scores[s])),
+        h("td", h("bdi", r.round)),
+        seats.map((s) => h("td", { class: r.winner === s ? "winner" : "" }, h("bdi", r.scores[s]))),
         h("td", t(`finish.${r.finish}`)))),
       v.scores.length ? null : h("tr", h("td", { colspan: seats.length + 2 }, t("sheet.empty")))),
-    h("tfoot", h("tr", h("th", t("sheet.total")), seats.map((s) => h("th", v.totals[s])), h("th", ""))));
+    h("tfoot", h("tr", h("th", t("sheet.total")), seats.map((s) => h("th", h("bdi", v.totals[s]))), h("th", ""))));
 }
 
 export function konkanSummary(ev, v, nameOf) {
@@ -245,7 +301,7 @@ export function konkanSummary(ev, v, nameOf) {
       : t(`summary.out_${ev.finish}`, { who: nameOf(ev.winner) })),
     h("table.sheet", h("tbody", (ev.scores || []).map((score, s) => h("tr",
       h("th", nameOf(s)),
-      h("td", { class: ev.winner === s ? "winner" : "" }, score),
-      h("td.hand-cards", (ev.hands?.[s] || []).map((c) => cardEl(c, { small: true }))))))),
+      h("td", { class: ev.winner === s ? "winner" : "" }, h("bdi.score", score)),
+      h("td.hand-cards", (ev.hands?.[s] || []).map((c) => cardEl(c, { small: true, tag: "span" }))))))),
     fairnessBlock(ev));
 }

@@ -1,5 +1,6 @@
 """A rematch: once a match is over, its players ask for another one at the same seats;
-the last one to ask starts it. Bots ask at once; spectators and leavers cannot ask."""
+the last one to ask starts it. Bots ask at once; spectators and leavers cannot ask.
+And hints: the bot's suggestion goes to the asking seat only, never at a coin table."""
 
 from __future__ import annotations
 
@@ -101,3 +102,46 @@ async def _with_bots(server: ServerProcess) -> None:
 
 def test_a_rematch_against_bots_starts_at_once(module_server: ServerProcess) -> None:
     asyncio.run(_with_bots(module_server))
+
+
+# --- hints (same server) -------------------------------------------------------------
+
+
+async def _hints(server: ServerProcess) -> None:
+    api = Api(server)
+    free_id, free_tokens, _ = await seated_table(api, "conquian", {}, 2)
+    coin_id, coin_tokens, _ = await seated_table(api, "conquian", {"stake": 10}, 2)
+    clients = [
+        await WireClient.connect(server, free_id, token, name=f"free{seat}")
+        for seat, token in enumerate(free_tokens)
+    ]
+    coin = await WireClient.connect(server, coin_id, coin_tokens[0], name="coin")
+    try:
+        assert clients[0].view is not None
+        actor = clients[clients[0].view["turn"]]
+        waiter = clients[1 - clients.index(actor)]
+        index = await actor.send({"type": "hint"})
+        hint = await actor.wait_for(lambda m: m["type"] in ("hint", "error"), after=index)
+        assert hint["type"] == "hint", hint
+        # The suggestion is a move the engine accepts for that seat, sent to it alone.
+        reply = await actor.command(hint["payload"]["action"])
+        assert reply["payload"]["ok"], (hint, reply)
+        await waiter.roundtrip()
+        assert not [m for m in waiter.messages if m["type"] == "hint"]
+        # Not your turn, or a coin table: refused.
+        index = await actor.send({"type": "hint"})
+        refused = await actor.wait_for(lambda m: m["type"] in ("hint", "error"), after=index)
+        assert refused["payload"]["code"] in ("not_your_turn", "too_many_hints"), refused
+        index = await coin.send({"type": "hint"})
+        refused = await coin.wait_for(lambda m: m["type"] in ("hint", "error"), after=index)
+        assert refused["payload"]["code"] == "no_hints_at_coin_tables", refused
+    finally:
+        for client in (*clients, coin):
+            await client.close()
+        await api.aclose()
+
+
+def test_a_hint_goes_to_its_seat_only_and_never_at_coin_tables(
+    module_server: ServerProcess,
+) -> None:
+    asyncio.run(_hints(module_server))

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from .protocol import REACTIONS, Command, Continue, Ping, React, Rematch
+from .protocol import REACTIONS, Command, Continue, Hint, Ping, React, Rematch
 from .table import Connection, Table, refusal
 
 
@@ -45,6 +45,14 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
             return
         conn.send({"type": "pong", "seq": table.seq, "payload": {}})
         return
+    if kind == "hint":
+        try:
+            Hint.model_validate(data)
+        except ValidationError:
+            conn.send(error_message(table.seq, "bad_message", 'a hint is {"type": "hint"}'))
+            return
+        await table.hint(conn)
+        return
     if kind == "rematch":
         try:
             Rematch.model_validate(data)
@@ -76,7 +84,7 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
             error_message(
                 table.seq,
                 "bad_message",
-                "expected a message of type command, continue, rematch, react or ping",
+                "expected a message of type command, continue, rematch, hint, react or ping",
             )
         )
         return

@@ -63,6 +63,20 @@ class Ping(BaseModel):
     type: Literal["ping"]
 
 
+class Hint(BaseModel):
+    """At a free table, on your turn: ask the server's bot what it would play."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["hint"]
+
+
+class HintInfo(BaseModel):
+    """The suggestion for the asking seat only: an action as a command would carry it."""
+
+    action: dict[str, Any] = Field(description="an engine action without its seat")
+
+
 class Rematch(BaseModel):
     """Once the match is over: play another one at the same seats (when everyone asks)."""
 
@@ -187,6 +201,7 @@ class ServerMessage(BaseModel):
         "resume",
         "table",
         "break",
+        "hint",
         "reaction",
         "error",
         "pong",
@@ -203,6 +218,7 @@ MESSAGE_PAYLOADS: dict[str, type[BaseModel] | None] = {
     "resume": Resume,
     "table": TableInfo,
     "break": BreakInfo,
+    "hint": HintInfo,
     "reaction": Reaction,
     "error": ErrorInfo,
     "pong": None,

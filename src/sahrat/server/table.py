@@ -42,6 +42,7 @@ DEDUPE_SIZE = 2048  # a resent command is a recent one (docs/protocol.md promise
 RECENT_SIZE = 256  # steps kept for reconnects; a client further behind gets a snapshot
 MAX_TIMER_STEPS = 8
 REACTION_GAP = 1.0
+HINT_GAP = 2.0  # a hint costs a bot's thinking: one per connection every two seconds
 ROUND_ENDS = frozenset({"round_end", "deal_end"})  # a Konkan round's, a Conquian deal's
 
 
@@ -68,6 +69,7 @@ class Connection:
     outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(1024))
     closed: bool = False
     last_reaction: float = -1e9
+    last_hint: float = -1e9
     close_code: int = 1000  # the WebSocket close code once closed (4503: reconnect)
     close_reason: str = ""
 
@@ -952,11 +954,15 @@ class Table:
             player = self._players.get(seat)
             if player is None:
                 player = self._players[seat] = make_bot(self.game, level)
-            # The bot sees exactly what a person in that seat would see.
+            # The bot sees exactly what a person in that seat would see, and thinks in a
+            # worker thread: a searching bot must not hold up the other tables' moves.
+            view = self.engine.view(self.state, seat)
             try:
                 thinking = time.perf_counter()
-                action = player(self.engine.view(self.state, seat))
+                action = await asyncio.to_thread(player, view)
                 metrics.BOT_DECISION_SECONDS.observe(time.perf_counter() - thinking)
+                if self.bots[seat] != level or self.round_break is not None:
+                    return  # its player came back (or left it) while it was thinking
                 state, events = self.engine.apply(self.state, action)
             except RuleError:
                 self.log.warning("table %s: bot at seat %s proposed an illegal move", self.id, seat)
@@ -964,6 +970,39 @@ class Table:
                 state, events = self.engine.apply(self.state, action)
             step = Step(self.seq + 1, self.engine.action_to_json(action), events, "bot", seat, None)
             await self._commit([(step, state)])
+
+    # --- a hint ----------------------------------------------------------------------
+
+    async def hint(self, conn: Connection) -> None:
+        """At a free table, the bot's suggestion for the asking seat's turn, to that
+        connection only. Never at a coin table: coins are played for by people alone."""
+        self.follow_seating(conn)
+        seat = conn.seat
+        problem: tuple[str, str] | None = None
+        if not self.bots_allowed:
+            problem = "no_hints_at_coin_tables", "coin tables are played without help"
+        elif seat is None:
+            problem = "spectator", "spectators get no hints"
+        elif (
+            self.status != "playing"
+            or self.state is None
+            or self.round_break is not None
+            or self.engine.to_act(self.state) != seat
+        ):
+            problem = "not_your_turn", "a hint is for your own turn"
+        elif time.monotonic() - conn.last_hint < HINT_GAP:
+            problem = "too_many_hints", f"one hint every {HINT_GAP:g} seconds at most"
+        if problem is not None:
+            code, message = problem
+            conn.send(self._message("error", {"code": code, "message": message}))
+            return
+        conn.last_hint = time.monotonic()
+        view = self.engine.view(self.state, seat)  # what the seat sees, nothing more
+        player = make_bot(self.game, self.hub.settings.hint_level)
+        action = await asyncio.to_thread(player, view)  # thinking never blocks the loop
+        data = dict(self.engine.action_to_json(action))
+        data.pop("seat", None)
+        conn.send(self._message("hint", {"action": data}))
 
     # --- a rematch ----------------------------------------------------------------------
 

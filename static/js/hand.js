@@ -1,0 +1,123 @@
+// My hand as I arrange it: sorted on the deal (by suit or by rank, the choice
+// remembered), a card that arrives is put in its place and marked, and the
+// order and the melds I am building survive a reload (localStorage, one key per
+// table and round). Cards are reordered by dragging with pointer events, which
+// serve a mouse, a pen and a finger alike.
+import { sortByRank, sortBySuit, parse } from "./cards.js";
+
+const SORT_KEY = "sahrat.sort";
+export const sortPreference = () => (localStorage.getItem(SORT_KEY) === "rank" ? "rank" : "suit");
+export const setSortPreference = (mode) => localStorage.setItem(SORT_KEY, mode);
+
+const sorted = (cards, mode) => (mode === "rank" ? sortByRank(cards) : sortBySuit(cards));
+
+/**
+ * The order after the hand changed: the cards kept stay where I put them; new
+ * cards go where the sort puts them (mode "suit"/"rank" sorts everything again,
+ * mode "own" — after I dragged — slots each new card next to its suit).
+ * Returns {order, fresh: the cards that arrived}.
+ */
+export function arrange(order, hand, mode) {
+  const inHand = new Set(hand);
+  const kept = order.filter((c) => inHand.has(c));
+  const fresh = hand.filter((c) => !kept.includes(c));
+  if (mode !== "own" || !kept.length) return { order: sorted([...kept, ...fresh], mode === "rank" ? "rank" : "suit"), fresh };
+  const out = [...kept];
+  for (const card of fresh) {
+    const all = sortBySuit([...out, card]);
+    const before = all[all.indexOf(card) - 1];
+    out.splice(before === undefined ? 0 : out.indexOf(before) + 1, 0, card);
+  }
+  return { order: out, fresh };
+}
+
+// --- kept across a reload ---------------------------------------------------------------
+
+const PREFIX = "sahrat.hand.";
+
+export function loadHand(tableId, round) {
+  try { return JSON.parse(localStorage.getItem(`${PREFIX}${tableId}.${round}`) || "null"); }
+  catch { return null; }
+}
+
+export function saveHand(tableId, round, data) {
+  const key = `${PREFIX}${tableId}.${round}`;
+  // One arrangement per table: the previous round's is of no more use.
+  for (let i = localStorage.length - 1; i >= 0; i--) {
+    const other = localStorage.key(i);
+    if (other?.startsWith(`${PREFIX}${tableId}.`) && other !== key) localStorage.removeItem(other);
+  }
+  localStorage.setItem(key, JSON.stringify(data));
+}
+
+// --- dragging -----------------------------------------------------------------------------
+
+/**
+ * Let the cards in `row` be dragged to a new place. `onDrop(card, target, after)`
+ * gets the dragged card, the card it was dropped on and whether it goes after
+ * it. A press that does not move is left to the card's click.
+ */
+export function dragToReorder(row, onDrop) {
+  let drag = null, draggedAt = 0;
+  // The click that follows a drag is not a tap on the card.
+  row.addEventListener("click", (e) => {
+    if (Date.now() - draggedAt < 400) { e.stopPropagation(); e.preventDefault(); }
+  }, { capture: true });
+  const cardAt = (x, y) => {
+    let best = null, bestDistance = Infinity;
+    for (const el of row.querySelectorAll("[data-card]")) {
+      if (el === drag.el) continue;
+      const r = el.getBoundingClientRect();
+      const d = Math.hypot(x - (r.left + r.width / 2), y - (r.top + r.height / 2));
+      if (d < bestDistance) { best = el; bestDistance = d; }
+    }
+    return best;
+  };
+  row.addEventListener("pointerdown", (e) => {
+    const el = e.target.closest("[data-card]");
+    if (!el || e.button > 0) return;
+    drag = { el, id: el.dataset.card, x: e.clientX, y: e.clientY, pointer: e.pointerId, moving: false, target: null };
+  });
+  row.addEventListener("pointermove", (e) => {
+    if (!drag || e.pointerId !== drag.pointer) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (!drag.moving) {
+      if (Math.hypot(dx, dy) < 8) return;
+      drag.moving = true;
+      drag.el.setPointerCapture(e.pointerId);
+      drag.el.classList.add("dragging");
+    }
+    drag.el.style.translate = `${dx}px ${dy}px`;
+    drag.target?.classList.remove("drop-target");
+    drag.target = cardAt(e.clientX, e.clientY);
+    drag.target?.classList.add("drop-target");
+  });
+  const end = (e) => {
+    if (!drag || e.pointerId !== drag.pointer) return;
+    const { el, id, moving, target } = drag;
+    drag = null;
+    if (!moving) return;
+    el.classList.remove("dragging");
+    el.style.translate = "";
+    target?.classList.remove("drop-target");
+    draggedAt = Date.now();
+    if (e.type === "pointercancel" || !target) return;
+    const r = target.getBoundingClientRect();
+    const rtl = getComputedStyle(row).direction === "rtl";
+    const after = (e.clientX > r.left + r.width / 2) !== rtl;
+    onDrop(id, target.dataset.card, after);
+  };
+  row.addEventListener("pointerup", end);
+  row.addEventListener("pointercancel", end);
+}
+
+/** Put `card` just before or after `target` in `order`. */
+export function moveCard(order, card, target, after) {
+  const out = order.filter((c) => c !== card);
+  const at = out.indexOf(target);
+  if (at < 0) return order;
+  out.splice(after ? at + 1 : at, 0, card);
+  return out;
+}
+
+export const isJoker = (card) => parse(card).joker;

@@ -1,0 +1,103 @@
+// Konkan melds found in a hand, with the page's copy of the engine's meld check
+// (cards.js konkanMeld): the groups the hint outlines, the table melds a card
+// would fit, and the lay-downs that could take the discard in one tap.
+import { konkanMeld, parse } from "./cards.js";
+
+/** Every k-card subset of `items` (k ≤ 4 here: a 15-card hand gives under 2,000). */
+function* subsets(items, k, start = 0, acc = []) {
+  if (acc.length === k) { yield acc; return; }
+  for (let i = start; i <= items.length - (k - acc.length); i++) yield* subsets(items, k, i + 1, [...acc, items[i]]);
+}
+
+/** The orders worth trying for a joker: first (extends a run below) or last (above). */
+function orders(cards) {
+  const jokers = cards.filter((c) => parse(c).joker);
+  if (!jokers.length) return [cards];
+  const rest = cards.filter((c) => !parse(c).joker);
+  return [[...jokers, ...rest], [...rest, ...jokers]];
+}
+
+const signature = (cards) => cards.map((c) => parse(c).face).sort().join();
+
+/** Valid melds of `size` 3..maxSize from `cards`, optionally all containing `must`. */
+export function findMelds(cards, { must = null, aceValue = "always_11", maxSize = 5 } = {}) {
+  const pool = must ? cards.filter((c) => c !== must) : cards;
+  const seen = new Set(), found = [];
+  for (let size = 3; size <= maxSize; size++) {
+    const pick = must ? size - 1 : size;
+    if (pick > pool.length) break;
+    for (const sub of subsets(pool, pick)) {
+      for (const meld of orders(must ? [must, ...sub] : sub)) {
+        const info = konkanMeld(meld, aceValue);
+        if (!info.ok) continue;
+        const sig = signature(meld) + info.jokerFor.join();
+        if (seen.has(sig)) continue;
+        seen.add(sig);
+        found.push({ cards: meld, value: info.value });
+      }
+    }
+  }
+  return found;
+}
+
+/** Disjoint melds covering as much of the hand as a greedy pick can (largest first). */
+export function meldGroups(hand, aceValue) {
+  const candidates = findMelds(hand, { aceValue })
+    .sort((a, b) => b.cards.length - a.cards.length || b.value - a.value);
+  const used = new Set(), groups = [];
+  for (const meld of candidates) {
+    if (meld.cards.some((c) => used.has(c))) continue;
+    meld.cards.forEach((c) => used.add(c));
+    groups.push(meld);
+  }
+  return groups;
+}
+
+/** The ids of the table melds `card` could be laid off on. */
+export function fittingMelds(card, melds, aceValue) {
+  return melds.filter((m) => konkanMeld([...m.cards, card], aceValue).ok || konkanMeld([card, ...m.cards], aceValue).ok)
+    .map((m) => m.id);
+}
+
+/**
+ * Ways to take the discard top now, each a whole take_discard action with a
+ * label total: a new meld using the card (plus, before opening, the hand's
+ * other melds until the opening target is reached), or once opened a lay-off
+ * of it on a table meld. Best first, at most `limit`.
+ */
+export function discardProposals(v, seat, target, limit = 4) {
+  const top = v.discard_top;
+  const hand = v.hand || [];
+  if (!top) return [];
+  const aceValue = v.options.ace_value;
+  const opened = v.opened[seat];
+  const out = [];
+  const keepsADiscard = (laid) => hand.filter((c) => !laid.has(c)).some((c) => !parse(c).joker);
+  for (const meld of findMelds([...hand, top], { must: top, aceValue })) {
+    const melds = [meld.cards];
+    let total = meld.value;
+    if (!opened && total < target) {
+      const rest = hand.filter((c) => !meld.cards.includes(c));
+      for (const extra of meldGroups(rest, aceValue)) {
+        if (total >= target) break;
+        melds.push(extra.cards);
+        total += extra.value;
+      }
+      if (total < target) continue;
+    }
+    if (!keepsADiscard(new Set(melds.flat()))) continue;
+    out.push({ action: { type: "take_discard", melds }, total, cards: melds });
+  }
+  if (opened) {
+    for (const id of fittingMelds(top, v.melds, aceValue)) {
+      out.push({ action: { type: "take_discard", lay_offs: [{ meld: id, cards: [top] }] }, total: 0, meld: id });
+    }
+  }
+  const seen = new Set();
+  return out.filter((p) => {
+    const key = JSON.stringify((p.cards || []).map(signature)) + (p.meld ?? "");
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  }).sort((a, b) => (b.cards?.flat().length || 0) - (a.cards?.flat().length || 0) || b.total - a.total).slice(0, limit);
+}
