@@ -92,7 +92,7 @@ def test_conquian_bot_plays_legally_from_a_read_only_view() -> None:
 
 
 def test_levels_give_a_fresh_player_per_seat() -> None:
-    assert set(LEVELS) == {"simple", "strong"}
+    assert set(LEVELS) == {"simple", "strong", "expert"}
     for game in ("konkan", "konkan71", "conquian"):
         for level in LEVELS:
             assert callable(bot_for(game, level))

@@ -94,16 +94,23 @@ def _holds_konkan(state: Any, seat: int) -> bool:
     return _going_out(me, me.hand, konkan_only=True) is not None
 
 
-def play_match(game: str, seats: Sequence[str], seed: str, index: int) -> MatchResult:
-    """Play match ``index``; every seat decides from ``engine.view(state, seat)`` only."""
+@dataclass
+class Played:
+    """A match played out: its final state and, by seat, what the players did."""
+
+    state: Any
+    illegal: list[int]
+    times: list[list[float]]
+    konkans_missed: list[int]
+
+
+def play_out(game: str, state: Any, players: Sequence[Callable[[dict[str, Any]], Any]]) -> Played:
+    """Play ``state`` to the end; every seat decides from ``engine.view(state, seat)`` only.
+    A refused or crashing move counts as an illegal proposal and the turn timer's move is
+    played instead."""
     engine = _engine(game)
-    names = seating(seats, index)
-    state_seed = match_seed(seed, game, index)
-    players = [bot_for(game, name, seed=f"{state_seed}:{seat}") for seat, name in enumerate(names)]
-    state = _new_match(game, len(names), state_seed)
-    illegal = [0] * len(names)
-    missed = [0] * len(names)
-    times: list[list[float]] = [[] for _ in names]
+    seats = len(players)
+    played = Played(state, [0] * seats, [[] for _ in range(seats)], [0] * seats)
     while not state.over:
         seat = engine.to_act(state)
         view = engine.view(state, seat)
@@ -113,25 +120,35 @@ def play_match(game: str, seats: Sequence[str], seed: str, index: int) -> MatchR
             action = players[seat](view)
         except Exception:  # a crashing player is an illegal proposal: the timer moves
             action = None
-        times[seat].append(time.perf_counter() - started)
+        played.times[seat].append(time.perf_counter() - started)
         try:
             if action is None:
                 raise RuleError("the player raised")
             state, _ = engine.apply(state, action)
         except RuleError:
-            illegal[seat] += 1
+            played.illegal[seat] += 1
             state, _ = engine.apply(state, engine.timeout_action(state))
         if check_konkan and not (state.over or state.phase is konkan.Phase.PLAY):
-            missed[seat] += 1  # the turn moved on: the Konkan in hand was not laid down
-    totals = list(state.points) if game == "conquian" else state.totals
+            played.konkans_missed[seat] += 1  # the turn moved on: the Konkan was not laid
+    played.state = state
+    return played
+
+
+def play_match(game: str, seats: Sequence[str], seed: str, index: int) -> MatchResult:
+    """Play match ``index`` of an arena run: ``seats`` rotated by ``index`` places."""
+    names = seating(seats, index)
+    state_seed = match_seed(seed, game, index)
+    players = [bot_for(game, name, seed=f"{state_seed}:{seat}") for seat, name in enumerate(names)]
+    played = play_out(game, _new_match(game, len(names), state_seed), players)
+    state = played.state
     return MatchResult(
         names=names,
         winner=state.match_winner,
-        totals=totals,
+        totals=list(state.points) if game == "conquian" else state.totals,
         round_winners=[result.winner for result in state.results],
-        illegal=illegal,
-        times=times,
-        konkans_missed=missed,
+        illegal=played.illegal,
+        times=played.times,
+        konkans_missed=played.konkans_missed,
     )
 
 

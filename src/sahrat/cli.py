@@ -249,6 +249,25 @@ def _admin(args: argparse.Namespace) -> int:
     return 0
 
 
+def _arena(args: argparse.Namespace) -> int:
+    from sahrat.arena import run_arena
+
+    try:
+        report = run_arena(
+            args.game,
+            [name.strip() for name in args.seats.split(",")],
+            args.matches,
+            args.seed,
+            workers=args.workers,
+            progress=args.progress,
+        )
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.text())
+    return 0
+
+
 def _schemas(args: argparse.Namespace) -> int:
     for path in write_schemas(Path(args.out)):
         print(path)
@@ -339,6 +358,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     adm_create.add_argument("name")
     adm_create.set_defaults(run=_admin)
+
+    are = commands.add_parser(
+        "arena",
+        help="play matches between bot levels (each seat sees its own view only) and report",
+        description="e.g. sahrat arena --game konkan --seats expert,simple,simple,simple "
+        "--matches 100 --seed 1 --workers 2; the seats rotate by one place every match.",
+    )
+    are.add_argument("--game", choices=GAMES, default="konkan")
+    are.add_argument("--seats", required=True, help="comma list of levels, one per seat")
+    are.add_argument("--matches", type=int, default=100)
+    are.add_argument("--seed", default="1")
+    are.add_argument("--workers", type=int, default=1, help="processes playing matches")
+    are.add_argument("--json", action="store_true", help="print the report as JSON")
+    are.add_argument("--progress", action="store_true", help="show a progress bar")
+    are.set_defaults(run=_arena)
 
     sch = commands.add_parser("schemas", help="write the WebSocket protocol's JSON schemas")
     sch.add_argument("--out", default="docs/schemas", help="folder (default: docs/schemas)")

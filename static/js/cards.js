@@ -19,7 +19,7 @@ export function parse(text) {
 }
 
 /** A card element; `data-card` carries the exact id (tests and clicks use it). */
-export function cardEl(text, { small = false, selected = false, onclick, extra, tag = "button", extraClass = "" } = {}) {
+export function cardEl(text, { small = false, selected = false, onclick, extra, tag = onclick ? "button" : "span", extraClass = "" } = {}) {
   const c = parse(text);
   const cls = ["card", small ? "small" : "", selected ? "selected" : "", c.joker ? "joker" : `s${c.suit}`, extraClass]
     .filter(Boolean).join(" ");

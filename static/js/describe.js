@@ -41,7 +41,7 @@ export function describeEvent(ev, nameOf) {
 export function describeAction(a, nameOf) {
   const p = { who: nameOf(a.seat), card: a.card ? iso(label(a.card)) : "" };
   const melds = (a.melds || []).map(cards).join(" | ");
-  const offs = (a.lay_offs || []).map((l) => `#${l.meld}+${cards(l.cards)}`).join(" ");
+  const offs = (a.lay_offs || []).map((l) => iso(`#${l.meld}+${cards(l.cards)}`)).join(" ");
   const rest = [melds, offs].filter(Boolean).join(" ; ");
   switch (a.type) {
     case "draw": return t("ev.draw", p);

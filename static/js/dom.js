@@ -5,7 +5,8 @@ export function h(tag, attrs, ...children) {
   const [name, ...classes] = tag.split(".");
   const el = document.createElement(name || "div");
   if (classes.length) el.className = classes.join(" ");
-  if (attrs && (typeof attrs !== "object" || attrs instanceof Node || Array.isArray(attrs))) {
+  // A first argument that is not an attribute object is a child (0 included).
+  if (attrs !== null && attrs !== undefined && (typeof attrs !== "object" || attrs instanceof Node || Array.isArray(attrs))) {
     children.unshift(attrs);
     attrs = null;
   }

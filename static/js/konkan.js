@@ -13,7 +13,8 @@ function uiState(st) {
   const ui = st.ui;
   const v = st.view;
   const hand = v.hand || [];
-  const tableId = st.info.id, round = v.round;
+  // One arrangement per round of this match: the round's commitment tells a rematch's round 1 apart.
+  const tableId = st.info.id, round = `${v.round}-${(v.round_commitment || "").slice(0, 12)}`;
   if (ui.key !== `${tableId}.${round}`) {
     // A new round (or a reload): the arrangement and staged melds I left, if any.
     const kept = loadHand(tableId, round) || {};
@@ -96,12 +97,19 @@ export function renderKonkan(ctx) {
     ctx.redraw();
   };
 
+  // What changed since the last drawing (a new or longer meld, a new discard) moves in.
+  const seen = (st.ui.seen ??= { melds: {}, top: null });
+  const changed = new Set(v.melds.filter((m) => seen.melds[m.id] !== m.cards.join()).map((m) => m.id));
+  const topChanged = v.discard_top !== seen.top;
+  seen.melds = Object.fromEntries(v.melds.map((m) => [m.id, m.cards.join()]));
+  seen.top = v.discard_top;
+
   // With hints on, the table melds the one selected card would fit are outlined.
   const fits = new Set(ui && hintsOn() && ui.selected.length === 1 ? fittingMelds(ui.selected[0], v.melds, aceValue) : []);
   const melds = h("section.melds", { id: "table-melds" },
     h("h3", t("konkan.table_melds")),
     v.melds.length ? groupByOwner(v.melds, ctx.nameOf, (m) => h("button", {
-      type: "button", class: `table-meld${fits.has(m.id) ? " fits" : ""}`, dataset: { meld: m.id },
+      type: "button", class: `table-meld${fits.has(m.id) ? " fits" : ""}${changed.has(m.id) ? " changed" : ""}`, dataset: { meld: m.id },
       onclick: () => tapMeld(m),
       "aria-label": t("konkan.meld_of", { who: ctx.nameOf(m.owner), cards: m.cards.map(label).join(" ") }),
     }, m.cards.map((c) => cardEl(c, { small: true, tag: "span" })),
@@ -127,7 +135,7 @@ export function renderKonkan(ctx) {
       h("span.pile-label", t("konkan.stock"), " · ", h("bdi", v.stock_count))),
     h("div.pile", { id: "discard-pile" },
       v.discard_top
-        ? cardEl(v.discard_top, { selected: discardSelected, onclick: tapDiscard, extraClass: canTake ? "takeable" : "" })
+        ? cardEl(v.discard_top, { selected: discardSelected, onclick: tapDiscard, extraClass: `${canTake ? "takeable" : ""}${topChanged ? " changed" : ""}` })
         : h("div.card.empty", "—"),
       h("span.pile-label", t("konkan.discard_pile"), " · ", h("bdi", v.discard_count))),
     ui?.proposing ? proposalsPanel(ctx, ui, v, act) : null,

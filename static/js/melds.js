@@ -53,6 +53,30 @@ export function meldGroups(hand, aceValue) {
   return groups;
 }
 
+/** Up to three disjoint melds from `candidates` worth `need` together (the fewest that do). */
+function reachTarget(candidates, need, depth = 3) {
+  const byValue = [...candidates].sort((a, b) => b.value - a.value);
+  for (let most = 1; most <= depth; most++) {
+    const found = search(byValue, need, most, 0, [], new Set());
+    if (found) return found;
+  }
+  return null;
+}
+
+function search(list, need, left, start, picked, used) {
+  if (need <= 0) return picked;
+  if (!left) return null;
+  for (let i = start; i < list.length; i++) {
+    const m = list[i];
+    if (m.value * left < need) break;  // sorted by value: nothing further can reach it
+    if (m.cards.some((c) => used.has(c))) continue;
+    const next = new Set([...used, ...m.cards]);
+    const found = search(list, need - m.value, left - 1, i + 1, [...picked, m], next);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** The ids of the table melds `card` could be laid off on. */
 export function fittingMelds(card, melds, aceValue) {
   return melds.filter((m) => konkanMeld([...m.cards, card], aceValue).ok || konkanMeld([card, ...m.cards], aceValue).ok)
@@ -78,12 +102,9 @@ export function discardProposals(v, seat, target, limit = 4) {
     let total = meld.value;
     if (!opened && total < target) {
       const rest = hand.filter((c) => !meld.cards.includes(c));
-      for (const extra of meldGroups(rest, aceValue)) {
-        if (total >= target) break;
-        melds.push(extra.cards);
-        total += extra.value;
-      }
-      if (total < target) continue;
+      const extra = reachTarget(findMelds(rest, { aceValue }), target - total);
+      if (!extra) continue;
+      for (const m of extra) { melds.push(m.cards); total += m.value; }
     }
     if (!keepsADiscard(new Set(melds.flat()))) continue;
     out.push({ action: { type: "take_discard", melds }, total, cards: melds });

@@ -18,7 +18,9 @@ export function showReplay(main, matchId) {
   const root = h("div.replay", { id: "replay" });
   mount(main, root);
 
-  const nameOf = (seat) => match?.record?.seats?.[seat] || t("table.seat_n", { n: seat + 1 });
+  // Seats are named as at the table: a bot's seat is "Bot n" in the reader's language.
+  const nameOf = (seat) => (match?.players?.[seat] === null ? t("table.bot_name", { n: seat + 1 }) : null)
+    || match?.record?.seats?.[seat] || t("table.seat_n", { n: seat + 1 });
 
   function sheet() {
     const s = match.score_sheet;
@@ -31,11 +33,11 @@ export function showReplay(main, matchId) {
           h("div.hand-cards", (d.hands?.[seat] || []).map((c) => cardEl(c, { small: true }))))))));
     }
     return h("div.replay-sheet", (s.rounds || []).map((r) => h("section.card-box",
-      h("h3", t("sheet.round"), ` ${r.round} · ${t(`finish.${r.finish}`)}`),
+      h("h3", t("sheet.round"), " ", h("bdi", r.round), ` · ${t(`finish.${r.finish}`)}`),
       h("table.sheet", h("tbody", r.scores.map((score, seat) => h("tr",
-        h("th", nameOf(seat)), h("td", { class: r.winner === seat ? "winner" : "" }, score),
+        h("th", nameOf(seat)), h("td", { class: r.winner === seat ? "winner" : "" }, h("bdi", score)),
         h("td.hand-cards", (r.hands?.[seat] || []).map((c) => cardEl(c, { small: true }))))))))),
-    h("p.lead", t("sheet.total"), ": ", (s.totals || []).map((x, seat) => `${nameOf(seat)} ${x}`).join(" · ")));
+    h("p.lead", t("sheet.total"), ": ", (s.totals || []).map((x, seat) => [seat ? " · " : "", nameOf(seat), " ", h("bdi", x)])));
   }
 
   // The table at the current step: every hand face up, the melds, the piles.
@@ -61,9 +63,9 @@ export function showReplay(main, matchId) {
       : (view.melds || []).filter((m) => m.owner === seat).map((m) => m.cards);
     const piles = match.game === "conquian"
       ? [view.face_up ? cardEl(view.face_up, { small: true }) : t("conquian.no_face_up"),
-        ` · ${t("konkan.stock")} ${view.stock_count}`]
+        ` · ${t("konkan.stock")} `, h("bdi", view.stock_count)]
       : [`${t("konkan.discard_pile")}: `, view.discard_top ? cardEl(view.discard_top, { small: true }) : "—",
-        ` · ${t("konkan.stock")} ${view.stock_count}`];
+        ` · ${t("konkan.stock")} `, h("bdi", view.stock_count)];
     return h("section.card-box.replay-board", { id: "replay-board" },
       h("p.lead", ...piles),
       at.hands.map((hand, seat) => h("div.replay-seat", { class: view.turn === seat ? "turn" : "" },
@@ -79,7 +81,7 @@ export function showReplay(main, matchId) {
     const winner = match.winner_seat === null ? t("history.no_winner") : t("ev.match_won", { who: nameOf(match.winner_seat) });
     mount(root,
       h("div.table-bar", h("a.back", { href: "#/" }, "🏠 ", t("table.lobby")),
-        h("strong", `${t(`game.${match.game}`)} · ${t("replay.title")} #${match.id}`), h("span", winner)),
+        h("strong", `${t(`game.${match.game}`)} · ${t("replay.title")} `, h("bdi", `#${match.id}`)), h("span", winner)),
       h("div.replay-body",
         h("section.card-box.steps",
           h("div.row",

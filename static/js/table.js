@@ -10,6 +10,7 @@ import { noteEvent } from "./fairness.js";
 import { renderKonkan, konkanSheet, konkanSummary } from "./konkan.js";
 import { renderConquian, conquianSheet, conquianSummary } from "./conquian.js";
 import { label } from "./cards.js";
+import { play, muted, setMuted } from "./sound.js";
 
 export const REACTIONS = ["hello", "good_game", "well_played", "thanks", "oops", "hurry", "wow", "laugh"];
 const REACTION_EMOJI = { hello: "👋", good_game: "🤝", well_played: "👏", thanks: "🙏", oops: "😅", hurry: "⏳", wow: "😮", laugh: "😂" };
@@ -18,6 +19,9 @@ export function showTable(main, tableId, { onUser }) {
   const st = {
     info: null, seat: null, view: null, deadline: null, status: "connecting", roundBreak: null,
     log: [], summary: null, sheetOpen: false, reactions: {}, busy: false,
+    lastMove: {},  // seat → the words of its last move, shown beside the seat
+    timedOut: false,  // the timer just played for me: say so until my next move
+    deadlineSpan: null, beeped: null, wasMyTurn: false, results: null,
     ui: {},  // the game module's local state (selection, staged melds, hand order)
   };
   let conn = null;
@@ -35,10 +39,15 @@ export function showTable(main, tableId, { onUser }) {
   function addLog(events, by) {
     for (const ev of events) {
       noteEvent(ev, st);
+      // Kept as events, put in words when drawn: a language switch redraws them too.
       const line = describeEvent(ev, nameOf);
-      const mark = { timer: " ⏱", bot: " 🤖" }[by] || "";
-      if (line) st.log.push(ev.seat !== null && ev.seat !== undefined ? line + mark : line);
+      const bySeat = ev.seat !== null && ev.seat !== undefined;
+      if (line) { st.log.push({ ev, by }); st.logged = (st.logged || 0) + 1; }
+      if (line && bySeat) st.lastMove[ev.seat] = { ev, by };
+      if (ev.type === "deal" || ev.type === "round_end" || ev.type === "deal_end") st.lastMove = {};
+      if (bySeat && ev.seat === st.seat && st.seat !== null) st.timedOut = by === "timer";
       if (ev.type === "round_end" || ev.type === "deal_end") st.summary = { event: ev };
+      if (ev.type === "match_end") st.matchEnd = ev;
       if (ev.type === "match_end" && st.summary) st.summary.matchEnd = ev;
       else if (ev.type === "match_end") st.summary = { matchEnd: ev };
     }
@@ -51,6 +60,8 @@ export function showTable(main, tableId, { onUser }) {
     st.view = snap.view;
     st.deadline = snap.deadline;
     st.roundBreak = snap.round_break || null;
+    // A new match at this table (a rematch) starts with no summary left open.
+    if (snap.table.status === "playing" && !snap.view?.match_over && st.summary?.matchEnd) { st.summary = null; st.results = null; }
     if (snap.seat !== null) rememberTable(tableId);
   }
 
@@ -71,6 +82,10 @@ export function showTable(main, tableId, { onUser }) {
           applySnapshot(p.snapshot);
           break;
         case "update":
+          if (p.by === "timer" && p.events.some((ev) => ev.seat === st.seat) && !st.timedOut) {
+            toast(t("table.timed_out"), "info", 6000);
+            play("timeout");
+          }
           addLog(p.events, p.by);
           st.view = p.view; st.deadline = p.deadline; st.roundBreak = p.round_break || null;
           if (st.info) st.info.seq = msg.seq;
@@ -95,6 +110,13 @@ export function showTable(main, tableId, { onUser }) {
       draw();
     },
   };
+
+  function words({ ev, by }, who = nameOf) {
+    const mark = ev.seat !== null && ev.seat !== undefined ? { timer: " ⏱", bot: " 🤖" }[by] || "" : "";
+    return describeEvent(ev, who) + mark;
+  }
+  // A seat's last move beside it, without the name the seat box already shows.
+  const moveWords = (move) => words(move, () => "").replace(/^[\s:،]+/, "");
 
   function showError(error) {
     const text = errorText(error);
@@ -152,19 +174,22 @@ export function showTable(main, tableId, { onUser }) {
     const v = st.view;
     const seats = st.info?.seats || [];
     mount(seatsEl, seats.map((s) => {
-      const turn = v && v.turn === s.seat && !st.roundBreak;
+      const turn = v && v.turn === s.seat && !st.roundBreak && !v.match_over;
       const count = v?.hand_counts?.[s.seat];
       const reaction = st.reactions[s.seat];
+      const last = st.lastMove[s.seat] ? moveWords(st.lastMove[s.seat]) : "";
       return h("div", { class: `seat${turn ? " turn" : ""}${s.seat === st.seat ? " mine" : ""}`, dataset: { seat: s.seat } },
+        turn ? h("span.ring", { "aria-hidden": "true" }) : null,
         h("div.seat-top", h("strong.who", s.user_id === null ? (s.bot ? t("table.bot_name", { n: s.seat + 1 }) : t("table.empty_seat")) : nameOf(s.seat)), ...seatBadges(s)),
         h("div.seat-info",
-          count !== undefined ? h("span.count", { title: t("table.cards_in_hand") }, h("span.mini-back"), count) : null,
+          count !== undefined ? h("span.count", { title: t("table.cards_in_hand") }, h("span.mini-back"), h("bdi", count)) : null,
           v?.opened?.[s.seat] ? h("span.badge.opened", t("konkan.opened")) : null,
           v?.committed?.[s.seat] ? h("span.badge.committed", t("konkan.committed")) : null,
-          v?.totals ? h("span.total", { title: t("sheet.total") }, `Σ ${v.totals[s.seat]}`) : null,
-          v?.points ? h("span.total", { title: t("sheet.points") }, `★ ${v.points[s.seat]}`) : null,
+          v?.totals ? h("span.total", { title: t("sheet.total") }, "Σ ", h("bdi", v.totals[s.seat])) : null,
+          v?.points ? h("span.total", { title: t("sheet.points") }, "★ ", h("bdi", v.points[s.seat])) : null,
           turn ? h("span.timer", { "aria-live": "off" }) : null,
         ),
+        last ? h("div.last-move", { title: last }, last) : null,
         reaction ? h("div.bubble", REACTION_EMOJI[reaction] + " " + t(`react.${reaction}`)) : null,
       );
     }));
@@ -177,9 +202,39 @@ export function showTable(main, tableId, { onUser }) {
     if (next && st.roundBreak) next.textContent = t("summary.next_in", { n: left ?? 0 });
     for (const el of root.querySelectorAll(".timer")) {
       el.textContent = left === null ? "" : `⏱ ${left}`;
-      el.classList.toggle("low", left !== null && left <= 5);
+      el.classList.toggle("low", left !== null && left <= 10);
     }
+    // The ring around the seat to act empties as its time runs out.
+    const ring = root.querySelector(".seat.turn .ring");
+    if (ring && st.deadline && st.deadlineSpan) {
+      ring.style.setProperty("--left", String(Math.max(0, Math.min(1, (st.deadline - Date.now() / 1000) / st.deadlineSpan))));
+      ring.classList.toggle("low", left !== null && left <= 10);
+    }
+    if (myTurnNow() && left === 10 && st.beeped !== st.deadline) { st.beeped = st.deadline; play("low"); }
   }
+
+  function myTurnNow() {
+    const v = st.view;
+    return !!(v && st.seat !== null && v.turn === st.seat && !v.match_over && !st.roundBreak);
+  }
+
+  // After each message: the turn sound, the tab title and a spoken line for screen readers.
+  function signal() {
+    if (st.deadline && st.deadline !== st.lastDeadline) {
+      st.lastDeadline = st.deadline;
+      st.deadlineSpan = Math.max(1, st.deadline - Date.now() / 1000);
+    }
+    const mine = myTurnNow();
+    if (mine && !st.wasMyTurn) { play("turn"); announce(t("table.your_turn_title")); }
+    else if (st.logged && st.logged !== st.announced) announce(words(st.log[st.log.length - 1]));
+    st.announced = st.logged;
+    st.wasMyTurn = mine;
+    document.title = mine && document.hidden ? `● ${t("table.your_turn_title")} — ${t("app.name")}` : t("app.name");
+  }
+  const announcer = h("div.sr-only", { id: "announce", "aria-live": "polite", role: "status" });
+  function announce(text) { announcer.textContent = text; }
+  const onVisible = () => { if (!document.hidden) document.title = t("app.name"); };
+  document.addEventListener("visibilitychange", onVisible);
 
   function waitingRoom() {
     const info = st.info;
@@ -218,7 +273,8 @@ export function showTable(main, tableId, { onUser }) {
 
   function reactionBar() {
     if (st.seat === null && !session.token) return null;
-    return h("details.reactions", { id: "reactions" },
+    // Drawn again with the table: it stays open while the table changes.
+    return h("details.reactions", { id: "reactions", open: st.reactionsOpen, ontoggle: (e) => { st.reactionsOpen = e.target.open; } },
       h("summary", "😊 ", t("table.react")),
       h("div.reaction-buttons", REACTIONS.map((r) => h("button", {
         type: "button", dataset: { reaction: r }, title: t(`react.${r}`),
@@ -239,10 +295,7 @@ export function showTable(main, tableId, { onUser }) {
     if (st.summary && v) {
       const body = [];
       if (st.summary.event) body.push(game() === "konkan" ? konkanSummary(st.summary.event, v, nameOf) : conquianSummary(st.summary.event, nameOf));
-      if (st.summary.matchEnd) {
-        const w = st.summary.matchEnd.winner;
-        body.push(h("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(w) })));
-      }
+      if (st.summary.matchEnd) body.push(matchEnd(st.summary.matchEnd));
       const pause = st.roundBreak;
       const reading = pause && st.seat !== null && pause.waiting.includes(st.seat);
       if (pause && !st.summary.matchEnd) {
@@ -259,6 +312,55 @@ export function showTable(main, tableId, { onUser }) {
     tick();
   }
 
+  // The end of the match: standings, coins, the replay, and another match at the same seats.
+  function matchEnd(ev) {
+    const w = ev.winner;
+    const totals = ev.totals || st.view?.totals || st.view?.points || [];
+    const places = ev.places || totals.map((_, seat) => (seat === w ? 1 : 2));
+    const order = places.map((place, seat) => ({ place, seat })).sort((a, b) => a.place - b.place);
+    const r = st.results;
+    if (!r) loadResults();
+    const agreed = new Set(st.info?.rematch || []);
+    const seated = st.seat !== null && st.info?.seats?.[st.seat]?.user_id === session.user?.id;
+    const waiting = (st.info?.seats || []).filter((s) => !agreed.has(s.seat)).map((s) => nameOf(s.seat));
+    return h("div.match-end-box",
+      h("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(w) })),
+      h("table.sheet.standings", { id: "standings" },
+        h("thead", h("tr", h("th", t("end.place")), h("th", t("end.player")), h("th", t("sheet.total")),
+          r?.coins !== undefined ? h("th", t("end.coins")) : null)),
+        h("tbody", order.map(({ place, seat }) => h("tr", { class: seat === st.seat ? "me" : "" },
+          h("td", h("bdi", place)), h("td", nameOf(seat)), h("td", h("bdi", totals[seat] ?? "")),
+          r?.coins !== undefined ? h("td", seat === st.seat ? h("bdi", signed(r.coins)) : "") : null)))),
+      h("div.row.end-actions",
+        seated ? h("button.primary", {
+          type: "button", id: "rematch", disabled: agreed.has(st.seat),
+          onclick: () => { conn?.sendRaw({ type: "rematch" }); root.querySelector("#rematch").disabled = true; },
+        }, agreed.has(st.seat) ? t("end.rematch_asked") : t("end.rematch")) : null,
+        r?.matchId ? h("a.button", { id: "replay-link", href: `#/m/${r.matchId}` }, t("end.replay")) : null,
+        h("a.button", { href: "#/" }, t("table.lobby"))),
+      agreed.size ? h("p", { id: "rematch-waiting" }, t("summary.waiting_for", { who: waiting.join("، ") || "—" })) : null);
+  }
+
+  async function loadResults() {
+    st.results = {};
+    try {
+      const matches = await api("GET", `/api/tables/${tableId}/matches`);
+      const newest = matches.reduce((a, b) => (b.id > (a?.id ?? -1) ? b : a), null);
+      if (newest) st.results.matchId = newest.id;
+      if (st.seat !== null && session.token) {
+        // The coins this match moved for me: its payout or earnings, less its stake.
+        const ledger = await api("GET", "/api/me/ledger");
+        let coins = 0, seen = false;
+        for (const entry of ledger.entries.filter((e) => e.table_id === tableId)) {
+          if (entry.reason === "stake") { if (seen || coins) coins += entry.amount; seen = true; break; }
+          if (entry.reason === "payout" || entry.reason === "earnings") { coins += entry.amount; seen = true; } else break;
+        }
+        if (seen) st.results.coins = coins;
+      }
+    } catch { /* the link and coins are extras */ }
+    drawOverlays();
+  }
+
   function continuePlay() {
     conn?.sendRaw({ type: "continue" });
     const button = root.querySelector("#summary-continue");
@@ -268,39 +370,46 @@ export function showTable(main, tableId, { onUser }) {
   function draw() {
     if (!st.info) return;
     const v = st.view;
-    const ctx = { st, send, nameOf, redraw: draw, showError };
+    const ctx = { st, send, nameOf, redraw: draw, showError, confirm: confirmDialog };
     let center;
     if (st.info.status === "waiting" || !v) center = waitingRoom();
     else center = game() === "konkan" ? renderKonkan(ctx) : renderConquian(ctx);
-    mount(middle, center);
+    mount(middle, st.timedOut && st.seat !== null ? h("p.notice", { id: "timed-out", role: "status" }, "⏱ ", t("table.timed_out")) : null, center);
     drawSeats();
-    mount(logEl, st.log.slice(-8).map((line) => h("li", line)));
+    mount(logEl, st.log.slice(-8).map((entry) => h("li", words(entry))));
+    mount(foot, reactionBar() || "", logEl);
     logEl.scrollTop = logEl.scrollHeight;
     const over = v?.match_over || st.info.status === "finished";
     mount(bar,
       h("a.back", { href: "#/" }, "🏠 ", t("table.lobby")),
-      h("strong.table-name", `${t(`game.${st.info.game}`)} #${tableId}`),
+      h("strong.table-name", `${t(`game.${st.info.game}`)} `, h("bdi", `#${tableId}`)),
       v && game() === "konkan" ? h("span.round", t("konkan.round_of", { round: v.round, rounds: v.options.rounds }), v.last_round ? h("span.badge.last", t("konkan.last_round")) : null) : null,
       v && game() === "conquian" ? h("span.round", t("conquian.deal_n", { n: v.deal })) : null,
       st.seat === null ? h("span.badge.spectator", { id: "spectating" }, t("table.spectator")) : null,
       statusEl,
       v ? h("button", { type: "button", id: "open-sheet", onclick: () => { st.sheetOpen = true; drawOverlays(); } }, "📋 ", t("sheet.button")) : null,
       over ? h("span.badge.over", { id: "match-over" }, t("table.match_over")) : null,
+      over && !st.summary ? h("button", { type: "button", id: "show-results", onclick: () => { st.summary = { matchEnd: st.matchEnd || { winner: v?.winner ?? null } }; drawOverlays(); } }, "🏆 ", t("end.results")) : null,
+      h("button", {
+        type: "button", id: "mute", "aria-pressed": muted() ? "true" : "false", "aria-label": t("table.sound"),
+        title: t("table.sound"), onclick: () => { setMuted(!muted()); draw(); },
+      }, muted() ? "🔇" : "🔊"),
       v && !over && st.seat !== null && !st.info.coin_table ? h("button", {
         type: "button", id: "leave-match",
-        onclick: async () => {
-          if (!confirm(t("table.leave_match_confirm"))) return;
+        onclick: () => confirmDialog(t("table.leave_match_confirm"), async () => {
           try { await api("POST", `/api/tables/${tableId}/leave`); location.hash = "#/"; }
           catch (error) { showError(error.detail); }
-        },
+        }),
       }, t("table.leave_match")) : null,
     );
     drawStatus();
     drawOverlays();
+    signal();
   }
 
   const bar = h("div.table-bar");
-  root.append(bar, seatsEl, middle, h("div.table-foot", reactionBar() || "", logEl), overlay);
+  const foot = h("div.table-foot");
+  root.append(bar, seatsEl, middle, foot, overlay, announcer);
 
   function reconnect() {
     if (conn) conn.close();
@@ -318,9 +427,23 @@ export function showTable(main, tableId, { onUser }) {
   window.sahrat = st;
 
   return {
-    close() { clearInterval(ticker); conn?.close(); },
-    rerender() { draw(); },
+    close() { clearInterval(ticker); conn?.close(); document.removeEventListener("visibilitychange", onVisible); document.title = t("app.name"); },
+    rerender() { announce(""); draw(); },
   };
+}
+
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "0");
+
+/** A question with OK / Cancel in a real <dialog> (a page's confirm() blocks and cannot be styled). */
+export function confirmDialog(question, onYes) {
+  const dialog = h("dialog.confirm", { id: "confirm", "aria-label": question },
+    h("p", question),
+    h("form.row", { method: "dialog" },
+      h("button", { value: "no", id: "confirm-no" }, t("app.cancel")),
+      h("button.primary", { value: "yes", id: "confirm-yes" }, t("app.ok"))));
+  dialog.addEventListener("close", () => { dialog.remove(); if (dialog.returnValue === "yes") onYes(); });
+  document.body.append(dialog);
+  dialog.showModal();
 }
 
 function modal(id, title, body, onClose) {

@@ -30,6 +30,7 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 360, "height": 740}
+PHONE_390 = {"width": 390, "height": 844}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -92,9 +93,14 @@ def new_page(browser: object, server: Server) -> Iterator[Callable[..., object]]
     contexts: list[object] = []
     errors: list[str] = []
 
-    def make(lang: str = "ar", viewport: dict[str, int] | None = None) -> object:
+    def make(
+        lang: str = "ar", viewport: dict[str, int] | None = None, touch: bool = False
+    ) -> object:
         context = browser.new_context(  # type: ignore[attr-defined]
-            viewport=viewport or DESKTOP, locale="ar" if lang == "ar" else "en-GB"
+            viewport=viewport or DESKTOP,
+            locale="ar" if lang == "ar" else "en-GB",
+            has_touch=touch,
+            reduced_motion="reduce",  # no animation: screenshots and clicks see the final place
         )
         # The language is the player's choice, kept in localStorage.
         context.add_init_script(f"localStorage.setItem('sahrat.lang', '{lang}')")

@@ -138,6 +138,14 @@ def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
     for page in (host, other):
         page.wait_for_selector("#match-over")
     assert state(host)["view"]["winner"] in (0, 1, None)
+    # The match end: standings for both seats, the replay one click away, a rematch.
+    for page in (host, other):
+        page.wait_for_selector("#standings tbody tr >> nth=1")
+        page.wait_for_selector("#replay-link")
+    screenshot(host, "match-end-ar-desktop")
+    screenshot(other, "match-end-en-desktop")
+    host.click("#rematch")
+    other.wait_for_selector("#rematch-waiting")  # the other player sees who asked
     close_summary(host)
     host.click("#open-sheet")
     assert host.locator("#score-sheet tbody tr").count() >= 1
@@ -147,6 +155,14 @@ def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
     host.click("#reactions summary")
     host.click('[data-reaction="well_played"]')
     other.wait_for_selector(f'.toast.reaction:has-text("{EN["react.well_played"]}")')
+    # The other player agrees too: a new match at the same seats, for both.
+    other.click("#rematch")
+    for page in (host, other):
+        page.wait_for_function(
+            "() => window.sahrat.info.status === 'playing' && !window.sahrat.view.match_over"
+        )
+        page.wait_for_selector("#summary", state="detached")
+    assert host.locator("#hand [data-card]").count() == 10
     # My history lists the finished match; its replay steps through the moves.
     host.click("a.back")
     host.click("#history a")

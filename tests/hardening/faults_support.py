@@ -94,7 +94,7 @@ class SeatPlayer:
                 self.server, self.table_id, self.token, name=self.name, since=self.seen
             )
         # refused, reset, a handshake cut short by a kill, or closed at once (4404)
-        except (OSError, WebSocketException, TimeoutError):  # down, or killed meanwhile
+        except (OSError, WebSocketException, TimeoutError, httpx.HTTPError):  # down, or killed
             await asyncio.sleep(self.rng.uniform(0.1, 0.4))
             return None
         except AssertionError:  # answered, then closed: a finished table is not served

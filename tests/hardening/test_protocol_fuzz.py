@@ -477,12 +477,20 @@ class Fuzzer:
             )
             message = {"type": kind, "cid": self.cid(), "seq": 1, "action": {"type": "draw"}}
             return json.dumps(message), Expect("error", code="bad_message")
+        if roll < 0.62:  # a table message with a field its schema does not have
+            kind = rng.choice(["continue", "rematch", "hint", "react"])
+            message = {"type": kind, rng.choice(["seat", "x", "reaction2"]): self.text()}
+            return json.dumps(message), Expect(
+                "error", code="bad_reaction" if kind == "react" else "bad_message"
+            )
         if roll < 0.7:
             return json.dumps({"cid": self.cid(), "seq": 1, "action": {}}), Expect(
                 "error", code="bad_message"
             )
-        if roll < 0.85:  # a ping with extra fields is still a ping
-            return json.dumps({"type": "ping", "extra": self.text()}), Expect("pong")
+        if roll < 0.85:  # its schema forbids extra fields: refused, not answered pong
+            return json.dumps({"type": "ping", "extra": self.text()}), Expect(
+                "error", code="bad_message"
+            )
         return json.dumps({"type": "command"}), Expect("error", code="bad_command")
 
     def bad_fields(self, conn: Conn) -> tuple[str | bytes, Expect]:

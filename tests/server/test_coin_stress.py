@@ -77,16 +77,29 @@ async def ledger_check(api: Api, boss: dict[str, str]) -> dict[str, Any]:
 
 
 def paid_shares(game: str, players: int, match: dict[str, Any]) -> dict[int, int]:
-    """Seat -> coins paid out of the pot, from the match's own result (not the ledger)."""
+    """Seat -> coins paid out of the pot, from the match's own result (not the ledger),
+    by docs/economy.md: prizes by position (the pot with two players; 70 % and the rest
+    with three or four), tied seats share the prizes of the positions their place
+    covers, rounded down, the odd coins one each in seat order."""
     pot = STAKE * players
     if game == "conquian" or players == 2:
         winner = match["winner_seat"]
-        assert winner is not None, match
-        return {int(winner): pot}
-    places = match["score_sheet"]["places"]
-    assert places.count(1) == 1 and places.count(2) == 1, places
+        if winner is not None:
+            return {int(winner): pot}
+        places = [1] * players  # a tie: the pot is shared
+    else:
+        places = list(match["score_sheet"]["places"])
     first = pot * 70 // 100
-    return {places.index(1): first, places.index(2): pot - first}
+    prizes = [pot] if game == "conquian" or players == 2 else [first, pot - first]
+    shares: dict[int, int] = {}
+    for place in sorted(set(places)):
+        tied = [seat for seat, p in enumerate(places) if p == place]
+        covered = sum(prizes[place - 1 : place - 1 + len(tied)])
+        for index, seat in enumerate(tied):
+            share = covered // len(tied) + (1 if index < covered % len(tied) else 0)
+            if share:
+                shares[seat] = share
+    return shares
 
 
 @dataclass

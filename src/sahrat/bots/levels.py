@@ -1,8 +1,11 @@
-"""Bot strengths per table: ``simple`` (the engine's simple players) and ``strong``.
+"""Bot strengths per table: ``simple`` (the engine's simple players), ``strong`` and
+``expert`` (the strong player's candidates weighed by Monte Carlo over the hidden
+cards, :mod:`sahrat.bots.expert`).
 
 :func:`bot_for` returns a fresh player for one seat: a callable taking that
-seat's view and returning the action. Strong players keep a memory of what
-their seat has seen, so every seat needs its own instance.
+seat's view and returning the action. Strong and expert players keep a memory of
+what their seat has seen, so every seat needs its own instance. :func:`suggest`
+is the expert's move for one view, as the JSON of an action (a hint).
 """
 
 from __future__ import annotations
@@ -10,30 +13,56 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sahrat.bots import conquian_bot, konkan_bot, simple_conquian, simple_konkan
+from sahrat.bots import conquian_bot, expert, konkan_bot, simple_conquian, simple_konkan
 
 Player = Callable[[dict[str, Any]], Any]
 GAMES = ("konkan", "konkan71", "conquian")
 
 
-def _simple(game: str) -> Player:
+def _simple(game: str, seed: str) -> Player:
     return simple_conquian.act if game == "conquian" else simple_konkan.act
 
 
-def _strong(game: str) -> Player:
+def _strong(game: str, seed: str) -> Player:
     if game == "conquian":
         return conquian_bot.ConquianBot().act
     return konkan_bot.KonkanBot().act
 
 
-LEVELS: dict[str, Callable[[str], Player]] = {"simple": _simple, "strong": _strong}
+def _expert(game: str, seed: str) -> Player:
+    return expert.ExpertBot(game, seed=seed).act
 
 
-def bot_for(game: str, level: str) -> Player:
-    """A new player for one seat of a ``game`` table at strength ``level``."""
+LEVELS: dict[str, Callable[[str, str], Player]] = {
+    "simple": _simple,
+    "strong": _strong,
+    "expert": _expert,
+}
+
+
+def bot_for(game: str, level: str, *, seed: str = "") -> Player:
+    """A new player for one seat of a ``game`` table at strength ``level``; ``seed``
+    fixes the expert's samples (one seed, one line of play)."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; bots play {', '.join(GAMES)}")
     make = LEVELS.get(level)
     if make is None:
         raise ValueError(f"unknown bot level {level!r}; levels are {', '.join(LEVELS)}")
-    return make(game)
+    return make(game, seed)
+
+
+def suggest(game: str, view: dict[str, Any]) -> dict[str, Any]:
+    """The expert's move for the seat whose view this is, as the JSON of an action
+    without its seat (a hint). Pure: a fresh expert (no memory of earlier views) seeded
+    by the view, so the same view always gets the same hint."""
+    from sahrat.rules.record import engine_for
+
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; hints are for {', '.join(GAMES)}")
+    if view.get("viewer") is None or view.get("turn") != view.get("viewer"):
+        raise ValueError("a hint is for the seat whose move it is, from that seat's view")
+    seed = f"hint:{view.get('round_commitment')}:{view.get('turn')}:{sorted(view['hand'])}"
+    action = expert.ExpertBot(game, seed=seed).act(view)
+    data = dict(engine_for(game).action_to_json(action))
+    data.pop("seat", None)
+    return data

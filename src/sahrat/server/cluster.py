@@ -445,6 +445,10 @@ class Cluster:
             self.send(origin, {"k": "close", "c": cid, "code": MOVED, "r": "table moved"})
             return
         user_id = int(envelope["u"])
+        refusal = self.hub.spectator_refusal(table, user_id)  # the owner counts them all
+        if refusal is not None:
+            self.send(origin, {"k": "close", "c": cid, "code": refusal[0], "r": refusal[1]})
+            return
         self.hub.remember_name(user_id, str(envelope.get("n", "")))
         conn = RemoteConnection(self, origin, cid, user_id)  # seated by table.connect
         self.attached[(origin, cid)] = (table_id, conn)

@@ -473,7 +473,17 @@ class Hub:
         if self.sockets_of.get(user_id, 0) >= limit:
             return 4409, f"you have {limit} sockets open already; close one first"
         if isinstance(where, Table):
-            return spectator_refusal(where, user_id, self.settings.max_spectators_per_table)
+            return self.spectator_refusal(where, user_id)
+        return None  # the owner of the table counts its spectators (cluster.py)
+
+    def spectator_refusal(self, table: Table, user_id: int) -> tuple[int, str] | None:
+        """The close code refusing one more spectator to a table that has its fill."""
+        if table.seat_of(user_id) is not None:
+            return None
+        limit = self.settings.max_spectators_per_table
+        watching = sum(1 for conn in table.connections if conn.seat is None and not conn.closed)
+        if watching >= limit:
+            return 4410, f"this table has {limit} spectators already; try again later"
         return None
 
     def socket_opened(self, user_id: int) -> None:
@@ -810,16 +820,6 @@ def admits(table: Table, user_id: int | None, invite: str | None = None) -> bool
     if not table.private or _invited(table.invite_code, invite):
         return True
     return user_id is not None and (user_id == table.creator_id or user_id in table.seats)
-
-
-def spectator_refusal(table: Table, user_id: int, limit: int) -> tuple[int, str] | None:
-    """The close code refusing a spectator's socket to a table that has ``limit`` of them."""
-    if table.seat_of(user_id) is not None:
-        return None
-    watching = sum(1 for conn in table.connections if conn.seat is None and not conn.closed)
-    if watching >= limit:
-        return 4410, f"this table has {limit} spectators already; try again later"
-    return None
 
 
 def _invited(code: str | None, given: str | None) -> bool:

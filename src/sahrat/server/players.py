@@ -14,6 +14,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
 from sahrat.store import ledger
 from sahrat.store.models import Balance, LedgerAccount, LedgerEntry, LogEntry, Match, Seat, User
@@ -95,6 +96,7 @@ async def my_matches(
         rows = (
             await session.execute(
                 select(Match, Seat.seat)
+                .options(defer(Match.record))  # the list needs no game record (large)
                 .join(Seat, Seat.table_id == Match.table_id)
                 .where(Seat.user_id == user.id)
                 .order_by(Match.id.desc())

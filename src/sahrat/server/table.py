@@ -866,8 +866,8 @@ class Table:
             shares = ledger.payout_shares(
                 pot, self.players, list(places) if places else None, state.match_winner
             )
-        except ledger.LedgerError:  # the engine plays on until this cannot happen
-            log.exception("table %s: no clear places; the stakes are refunded", self.id)
+        except ledger.LedgerError:  # shares exist for every finished match: a bug
+            log.exception("table %s: no payout for these places; stakes refunded", self.id)
             shares = {seat: stake for seat, owner in enumerate(self.seats) if owner is not None}
         return ledger.payout_movements(self.id, start, self.seats, shares)
 

@@ -1,0 +1,262 @@
+"""The table as a regular would use it: the hand sorted on the deal, kept across a
+reload and reordered by touch; the discard taken in one gesture (every proposal
+checked by the engine); numbers that read right in Arabic (by rendered positions);
+no string of the other language on the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sahrat.rules import konkan
+from sahrat.rules.cards import parse_card, parse_cards
+from sahrat.rules.options import KonkanOptions
+
+from .conftest import DESKTOP, PHONE_390
+from .helpers import bot_action, play_konkan, screenshot, seq, state, wait_seq_after
+from .test_client import create_table, guest
+
+SUITS = "SHDC"
+RANKS = {r: i for i, r in enumerate("A23456789TJQK", start=1)}
+
+
+def _key(card: str, suit_first: bool) -> int:
+    face = card.rstrip("'")
+    if face == "JK":
+        return 10_000
+    suit, rank = SUITS.index(face[-1]), RANKS[face[:-1]]
+    return suit * 100 + rank if suit_first else rank * 100 + suit
+
+
+# Sorted faces: the two decks' twins (7H and 7H') may come in either order.
+def by_suit(cards: list[str]) -> list[str]:
+    return [c.rstrip("'") for c in sorted(cards, key=lambda c: _key(c, True))]
+
+
+def by_rank(cards: list[str]) -> list[str]:
+    return [c.rstrip("'") for c in sorted(cards, key=lambda c: _key(c, False))]
+
+
+def shown(page: Any, faces: bool = True) -> list[str]:
+    cards = page.eval_on_selector_all("#hand [data-card]", "els => els.map(e => e.dataset.card)")
+    return [c.rstrip("'") for c in cards] if faces else list(cards)
+
+
+def touch_drag(page: Any, source: str, target: str) -> None:
+    """Drag one card onto another with a finger (Chrome's touch input, not a mouse)."""
+    start = page.locator(f'#hand [data-card="{source}"]').bounding_box()
+    end = page.locator(f'#hand [data-card="{target}"]').bounding_box()
+    x0, y0 = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
+    # Just past the target's middle, in the direction of the move.
+    x1 = end["x"] + end["width"] * (0.7 if end["x"] > start["x"] else 0.3)
+    y1 = end["y"] + end["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+
+    def touch(kind: str, points: list[dict[str, float]]) -> None:
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    touch("touchStart", [{"x": x0, "y": y0}])
+    for step in range(1, 11):
+        touch("touchMove", [{"x": x0 + (x1 - x0) * step / 10, "y": y0 + (y1 - y0) * step / 10}])
+    touch("touchEnd", [])
+    cdp.detach()
+
+
+# Every visible text of the page that holds a word of the other language. Player
+# names are the players' own and card codes are not words: both are left out.
+FOREIGN_TEXT = """(lang) => {
+  const names = new Set([JSON.parse(localStorage.getItem('sahrat.user') || '{}').name,
+    ...(window.sahrat?.info?.seats || []).map((s) => s.name)].filter(Boolean));
+  const foreign = lang === 'ar' ? /[A-Za-z]{2,}/ : /[\\u0600-\\u06FF]/;
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+    const el = node.parentElement;
+    const text = node.textContent.trim();
+    if (!text || !el.getClientRects().length) continue;
+    if (getComputedStyle(el).visibility === 'hidden') continue;
+    if (el.closest('[lang]:not(html)') || el.closest('.card') || names.has(text)) continue;
+    if (foreign.test(text.replace(/\\bJK\\b/g, ''))) out.push(text);
+  }
+  return out;
+}"""
+
+
+def test_hand_sorted_on_deal_dragged_by_touch_and_kept(new_page: Any) -> None:
+    page = new_page("ar", PHONE_390, touch=True)
+    guest(page)
+    create_table(page, "konkan", {"players": 2, "rounds": 1})
+    page.click("#start-bots")
+    page.wait_for_selector("#hand [data-card]")
+    hand = state(page)["view"]["hand"]
+    assert shown(page) == by_suit(hand)  # sorted on the deal, by suit by default
+    # A fan: 14–15 cards in at most two rows at 390 px, the buttons on screen.
+    rows = page.eval_on_selector_all(
+        "#hand [data-card]",
+        "els => new Set(els.map(e => Math.round(e.getBoundingClientRect().top))).size",
+    )
+    assert rows <= 2
+    for selector in ("#turn-line", ".actions"):
+        box = page.locator(selector).first.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= PHONE_390["height"], selector
+    assert page.evaluate(FOREIGN_TEXT, "ar") == []
+    screenshot(page, "hand-ar-phone")
+
+    # The choice of sort is remembered; a reload keeps the order.
+    page.click("#sort-rank")
+    assert shown(page) == by_rank(hand)
+    page.reload()
+    page.wait_for_selector("#hand [data-card]")
+    assert shown(page) == by_rank(state(page)["view"]["hand"])
+    assert page.get_attribute("#sort-rank", "aria-pressed") == "true"
+
+    # A finger drags the first card onto the fourth: it lands beside it, and stays there.
+    before = shown(page, faces=False)
+    touch_drag(page, before[0], before[3])
+    after = shown(page, faces=False)
+    assert after != before and sorted(after) == sorted(before)
+    assert abs(after.index(before[0]) - after.index(before[3])) == 1
+    assert page.locator("#hand .card.selected").count() == 0  # a drag is not a tap
+    page.reload()
+    page.wait_for_selector("#hand [data-card]")
+    assert shown(page, faces=False) == after
+
+    # Back to "by suit"; a drawn card lands in its place, marked.
+    page.click("#sort-suit")
+    drawn = False
+    while not drawn:
+        page.wait_for_function(
+            "() => { const s = window.sahrat; return s.view.turn === s.seat && !s.busy; }",
+            timeout=20_000,
+        )
+        view = state(page)["view"]
+        before_seq = seq(page)
+        if view["phase"] == "draw":
+            page.click("#draw")
+            drawn = True
+        else:
+            play_konkan(page, bot_action(view))
+        wait_seq_after(page, before_seq)
+    page.wait_for_selector("#hand .card.fresh")
+    new = state(page)["view"]
+    assert shown(page) == by_suit(new["hand"])
+    fresh = page.get_attribute("#hand .card.fresh", "data-card")
+    assert fresh not in view["hand"] or new["hand"].count(fresh) > view["hand"].count(fresh)
+    page.click("#hint-toggle")
+    screenshot(page, "hand-drawn-ar-phone")
+    page.set_viewport_size(DESKTOP)
+    screenshot(page, "hand-hints-ar-desktop")
+    page.click("#lang-toggle")
+    assert page.evaluate(FOREIGN_TEXT, "en") == []
+    screenshot(page, "hand-hints-en-desktop")
+    page.set_viewport_size(PHONE_390)
+    screenshot(page, "hand-en-phone")
+
+
+def _state_with_discard(hand: str, discard: str) -> konkan.KonkanState:
+    """Seat 1 to draw, with `hand` (plus filler) and `discard` on the pile."""
+    options = KonkanOptions(players=2)
+    mine = parse_cards(hand)
+    deck = konkan.stacked_deck({1: mine, 0: [parse_card(discard)]}, players=2, dealer=1)
+    state = konkan.new_game(options, "proposals", decks=[deck], first_dealer=1)
+    state, _ = konkan.apply(state, konkan.Discard(seat=0, card=parse_card(discard)))
+    assert state.turn == 1 and state.discard[-1] == parse_card(discard)
+    return state
+
+
+def _view(state: konkan.KonkanState) -> dict[str, Any]:
+    view = konkan.view(state, 1)
+    return {**view, "simple_actions": []}
+
+
+def test_the_discard_is_taken_in_one_gesture(new_page: Any) -> None:
+    page = new_page("en")
+    page.wait_for_selector("#guest")
+    cases = [
+        # Not opened: the card makes 7-8-9♥ and the hand's J-Q-K♠ brings it to 54 ≥ 51.
+        ("7H 8H JS QS KS 2C 4D 6C 8D TC 3S 5H 9C 4C", "9H", True),
+        # A set with the card, and a joker in a run.
+        ("9S 9D KH QH JK 2C 4D 6C 8D TC 3S 5H 7C 4C", "9C", True),
+        # Nothing uses it: no proposal, only "pick by hand".
+        ("2C 4D 6C 8D TC 3S 5H 7C 9S JD KH AS 6H 4H", "QC", False),
+    ]
+    for hand, top, usable in cases:
+        game = _state_with_discard(hand, top)
+        view = _view(game)
+        proposals = page.evaluate(
+            """async (v) => {
+                const m = await import('/js/melds.js');
+                const k = await import('/js/konkan.js');
+                return m.discardProposals(v, 1, k.openingTarget(v)).map((p) => p.action);
+            }""",
+            view,
+        )
+        assert bool(proposals) == usable, (hand, top, proposals)
+        for action in proposals:  # the engine accepts every proposal as it is
+            error = konkan.check_action(game, konkan.action_from_json({**action, "seat": 1}))
+            assert error is None, (action, error)
+        # In the page: tap the pile, tap the first proposal: one take_discard is sent.
+        sent = page.evaluate(
+            """async (v) => {
+                const k = await import('/js/konkan.js');
+                document.querySelector('#sandbox')?.remove();
+                const box = Object.assign(document.createElement('div'), { id: 'sandbox' });
+                document.querySelector('main').replaceChildren(box);
+                window.sent = null;
+                const st = { seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {},
+                  roundBreak: null, lastError: '' };
+                const ctx = { st, nameOf: (s) => `P${s}`, showError() {}, confirm() {},
+                  send: async (a) => { window.sent = a; return { ok: false }; },
+                  redraw: () => box.replaceChildren(k.renderKonkan(ctx)) };
+                ctx.redraw();
+            }""",
+            view,
+        )
+        page.click("#sandbox #discard-pile [data-card]")
+        page.wait_for_selector("#discard-proposals")
+        if not usable:
+            assert page.locator("#discard-proposals .proposal").count() == 0
+            continue
+        if top == "9H":
+            screenshot(page, "discard-proposals-en-desktop")
+        page.click("#discard-proposals .proposal >> nth=0")
+        sent = page.evaluate("() => window.sent")
+        assert sent == proposals[0]
+        assert sent["type"] == "take_discard"
+        assert any(top in meld for meld in sent.get("melds", []))
+
+
+def test_minus_thirty_reads_right_in_arabic(new_page: Any) -> None:
+    """A negative score is drawn with its minus sign before the digits (to their left)
+    in the Arabic page: measured on the rendered glyphs, beside a control that is not
+    isolated and shows the bug ("30-")."""
+    page = new_page("ar")
+    page.wait_for_selector("#guest")
+    positions = page.evaluate(
+        """async () => {
+            const k = await import('/js/konkan.js');
+            const scores = [-30, 45];
+            const v = { totals: scores, scores: [{ round: 1, winner: 0, finish: 'out', scores }] };
+            const end = { winner: 0, finish: 'out', scores, hands: [[], ['7H']] };
+            const summary = k.konkanSummary(end, v, (s) => `P${s}`);
+            const sheet = k.konkanSheet(v, (s) => `P${s}`);
+            const control = Object.assign(document.createElement('td'), { textContent: '-30' });
+            document.querySelector('main').replaceChildren(summary, sheet, control);
+            const where = (node) => {
+              const text = [...node.childNodes].find((n) => n.nodeType === 3) || node.firstChild;
+              const at = (i) => {
+                const r = document.createRange();
+                r.setStart(text, i);
+                r.setEnd(text, i + 1);
+                return r.getBoundingClientRect().left;
+              };
+              return { minus: at(0), digit: at(1), text: text.textContent };
+            };
+            const numbers = [...document.querySelectorAll('main bdi')]
+              .filter((b) => b.textContent === '-30');
+            return { isolated: numbers.map(where), control: where(control) };
+        }"""
+    )
+    assert len(positions["isolated"]) >= 3  # the summary, the sheet's row and its total
+    for shown_number in positions["isolated"]:
+        assert shown_number["minus"] < shown_number["digit"], shown_number
+    assert positions["control"]["minus"] > positions["control"]["digit"]  # the bug, unisolated
