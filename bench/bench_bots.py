@@ -1,202 +1,143 @@
-"""Bot benchmark: decision time on one core and strength over seeded matches.
+"""Bot benchmark: strength and decision time of the bot levels, measured with the arena.
 
-    .venv/bin/python bench/bench_bots.py            # 500 Konkan + 500 Conquian matches
-    .venv/bin/python bench/bench_bots.py --matches 100
+    .venv/bin/python bench/bench_bots.py                      # 500 matches per line
+    .venv/bin/python bench/bench_bots.py --matches 100 --workers 2 --progress
+    .venv/bin/python bench/bench_bots.py --only conquian
 
-Strength: the strong Konkan bot against three simple players (the bot's seat
-rotates over the matches; 25 % of matches won is chance), and the Conquian bot
-against the simple player (seats rotate; share of decided deals won, 50 % is
-chance). Decision time is measured on every call the strong bots make in those
-matches. Prints markdown.
+Every line is one ``sahrat arena`` run (seats rotate every match; each seat sees
+its own view only). Prints a markdown table: the share won with its 95 % Wilson
+interval, illegal proposals, committed Konkans not laid, and the decision time
+of the measured player (p50 / p99 / max), as wall time and as the CPU time of
+its process (a machine shared with other work inflates the wall time, not the
+CPU time). ``--budget`` changes the expert's time cap (e.g. ``--budget 60``
+lets every sample run, to measure what the full sample budget costs).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import platform
-import statistics
 import sys
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from sahrat.bots import simple_conquian, simple_konkan
-from sahrat.bots.conquian_bot import ConquianBot
-from sahrat.bots.konkan_bot import KonkanBot
-from sahrat.rules import conquian, konkan
-from sahrat.rules.errors import RuleError
-from sahrat.rules.options import ConquianOptions, KonkanOptions
-
-Player = Callable[[dict[str, Any]], Any]
+from sahrat.arena import run_arena
+from sahrat.bots import expert
 
 
-@dataclass
-class Timed:
-    """Wraps a player and records how long each decision takes."""
-
-    player: Player
-    times: list[float]
-
-    def __call__(self, view: dict[str, Any]) -> Any:
-        started = time.perf_counter()
-        action = self.player(view)
-        self.times.append(time.perf_counter() - started)
-        return action
+@dataclass(frozen=True)
+class Line:
+    name: str
+    game: str
+    seats: tuple[str, ...]
+    measure: str  # "deals": share of decided deals; "matches": share of matches
+    target: float | None  # the share to reach, or None (a reference line)
 
 
-@dataclass
-class Results:
-    matches: int = 0
-    wins: int = 0
-    bot_total: int = 0
-    others_total: int = 0
-    others_seats: int = 0
-    deals_won: int = 0
-    deals_lost: int = 0
-    draws: int = 0
-    illegal: int = 0
-    finishes: dict[str, int] = field(default_factory=dict)
-    times: list[float] = field(default_factory=list)
-    seconds: float = 0.0
+LINES = (
+    Line("conquian", "conquian", ("expert", "simple"), "deals", 0.65),
+    Line("konkan-simple", "konkan", ("expert", "simple", "simple", "simple"), "matches", 0.45),
+    Line("konkan-strong", "konkan", ("expert", "strong", "strong", "strong"), "matches", 0.30),
+    Line("conquian-ref", "conquian", ("strong", "simple"), "deals", None),
+    Line("konkan-ref", "konkan", ("strong", "simple", "simple", "simple"), "matches", None),
+)
+P99_BUDGET_MS = 50.0
 
 
-def _play(engine: Any, state: Any, seats: list[Player], results: Results) -> Any:
-    while not state.over:
-        seat = engine.to_act(state)
-        action = seats[seat](engine.view(state, seat))
-        try:
-            state, _ = engine.apply(state, action)
-        except RuleError:
-            results.illegal += 1
-            state, _ = engine.apply(state, engine.timeout_action(state))
-    return state
-
-
-def konkan_strength(game: str, matches: int, results: Results) -> None:
-    options = KonkanOptions.for_game(game)
-    started = time.perf_counter()
-    for index in range(matches):
-        bot_seat = index % options.players
-        seats: list[Player] = [simple_konkan.act] * options.players
-        seats[bot_seat] = Timed(KonkanBot().act, results.times)
-        state = konkan.new_game(options, f"bench-bots:{game}:{index}")
-        state = _play(konkan, state, seats, results)
-        totals = state.totals
-        results.matches += 1
-        results.wins += state.match_winner == bot_seat
-        results.bot_total += totals[bot_seat]
-        results.others_total += sum(totals) - totals[bot_seat]
-        results.others_seats += options.players - 1
-        for result in state.results:
-            if result.winner == bot_seat:
-                key = result.finish.value
-                results.finishes[key] = results.finishes.get(key, 0) + 1
-    results.seconds = time.perf_counter() - started
-
-
-def conquian_strength(matches: int, results: Results) -> None:
-    options = ConquianOptions()
-    started = time.perf_counter()
-    for index in range(matches):
-        bot_seat = index % 2
-        seats: list[Player] = [simple_conquian.act, simple_conquian.act]
-        seats[bot_seat] = Timed(ConquianBot().act, results.times)
-        state = conquian.new_game(options, f"bench-bots:conquian:{index}")
-        state = _play(conquian, state, seats, results)
-        results.matches += 1
-        results.wins += state.match_winner == bot_seat
-        for deal in state.results:
-            if deal.winner is None:
-                results.draws += 1
-            elif deal.winner == bot_seat:
-                results.deals_won += 1
-            else:
-                results.deals_lost += 1
-    results.seconds = time.perf_counter() - started
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms"
-
-
-def _percentile(times: list[float], q: float) -> float:
-    ordered = sorted(times)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _met(ok: bool) -> str:
-    return "**met**" if ok else "**not met**"
-
-
-def report(konkan_results: dict[str, Results], conquian_results: Results) -> str:
-    lines = [
-        f"Machine: {platform.machine()}, CPython {platform.python_version()}, pinned to core 0.",
-        "",
-        "| decision time, one core | decisions | p50 | p99 | max | target |",
-        "|---|---|---|---|---|---|",
-    ]
-    rows = [(f"Konkan strong bot, {g}", r) for g, r in konkan_results.items()]
-    rows.append(("Conquian bot", conquian_results))
-    for name, res in rows:
-        p50 = statistics.median(res.times)
-        p99 = _percentile(res.times, 0.99)
-        ok = p50 <= 0.005 and p99 <= 0.050
-        lines.append(
-            f"| {name} | {len(res.times):,} | {_ms(p50)} | {_ms(p99)} | {_ms(max(res.times))} "
-            f"| p50 ≤ 5 ms, p99 ≤ 50 ms — {_met(ok)} |"
+def share(stats: dict[str, Any], line: Line) -> tuple[int, int, float, list[float]]:
+    if line.measure == "deals":
+        return (
+            stats["deals_won"],
+            stats["deals_decided"],
+            stats["decided_deals_win_rate"],
+            stats["decided_deals_win_ci95"],
         )
-    lines += [
-        "",
-        "| Konkan: strong bot vs 3 simple players | matches | won | bot avg total "
-        "| simple avg total | illegal moves | target |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for game, res in konkan_results.items():
-        rate = res.wins / res.matches
-        bot_avg = res.bot_total / res.matches
-        others_avg = res.others_total / res.others_seats
-        lines.append(
-            f"| {game} | {res.matches} | {rate:.1%} | {bot_avg:.1f} | {others_avg:.1f} "
-            f"| {res.illegal} | ≥ 40 % won — {_met(rate >= 0.40)}; "
-            f"a lower average total — {_met(bot_avg < others_avg)} |"
+    return (
+        stats["matches_won"],
+        stats["matches"],
+        stats["match_win_rate"],
+        stats["match_win_ci95"],
+    )
+
+
+def row(line: Line, report: dict[str, Any]) -> str:
+    stats = report["players"][0]  # the measured player is the first seat's
+    won, out_of, rate, (low, high) = share(stats, line)
+    what = "decided deals" if line.measure == "deals" else "matches"
+    if line.target is None:
+        verdict = "reference"
+    else:
+        strength = "met" if rate >= line.target else "not met"
+        if rate >= line.target and low < line.target:
+            strength += " (interval straddles it)"
+        wall = "met" if stats["decision_ms_p99"] <= P99_BUDGET_MS else "not met"
+        cpu = "met" if stats["decision_cpu_ms_p99"] <= P99_BUDGET_MS else "not met"
+        verdict = (
+            f"≥ {line.target:.0%}: **{strength}**; p99 ≤ 50 ms: wall **{wall}**, CPU **{cpu}**"
         )
-    for game, res in konkan_results.items():
-        outs = ", ".join(f"{k} {v}" for k, v in sorted(res.finishes.items()))
-        lines.append(f"\n{game}: rounds the bot won: {outs}; {res.seconds:.0f} s.")
-    res = conquian_results
-    decided = res.deals_won + res.deals_lost
-    rate = res.deals_won / decided if decided else 0.0
-    lines += [
-        "",
-        "| Conquian: bot vs simple player | matches | matches won | deals won / decided "
-        "| drawn deals | illegal moves | target |",
-        "|---|---|---|---|---|---|---|",
-        f"| conquian | {res.matches} | {res.wins / res.matches:.1%} "
-        f"| {res.deals_won}/{decided} = {rate:.1%} | {res.draws} | {res.illegal} "
-        f"| ≥ 65 % of decided deals — {_met(rate >= 0.65)} |",
-        f"\nConquian: {res.seconds:.0f} s.",
-    ]
-    return "\n".join(lines)
+    missed = stats.get("committed_konkans_not_laid", "–") if line.game != "conquian" else "–"
+    return (
+        f"| {stats['name']} vs {', '.join(line.seats[1:])} ({line.game}) | {report['matches']} "
+        f"| {won}/{out_of} {what} = {rate:.1%} [{low:.1%}, {high:.1%}] "
+        f"| {stats['illegal_proposals']} | {missed} | {stats['decision_ms_p50']:.2f} / "
+        f"{stats['decision_ms_p99']:.1f} / {stats['decision_ms_max']:.0f} ms "
+        f"| {stats['decision_cpu_ms_p50']:.2f} / {stats['decision_cpu_ms_p99']:.1f} / "
+        f"{stats['decision_cpu_ms_max']:.0f} ms "
+        f"| {report['seconds']:.0f} s | {verdict} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=500, help="Konkan matches per game")
-    parser.add_argument("--conquian-matches", type=int, default=500)
-    parser.add_argument("--games", default="konkan", help="comma list: konkan,konkan71")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--matches", type=int, default=500, help="Konkan matches per line")
+    parser.add_argument("--conquian-matches", type=int, default=None, help="default: --matches")
+    parser.add_argument("--seed", default="bench")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--progress", action="store_true")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="the expert's time cap in seconds (one worker only; default: the level's)",
+    )
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma list of line names: " + ", ".join(line.name for line in LINES),
+    )
     args = parser.parse_args(argv)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {0})
-    konkan_results: dict[str, Results] = {}
-    for game in args.games.split(","):
-        konkan_results[game] = Results()
-        konkan_strength(game, args.matches, konkan_results[game])
-        print(f"{game}: done in {konkan_results[game].seconds:.0f} s", file=sys.stderr)
-    conquian_results = Results()
-    conquian_strength(args.conquian_matches, conquian_results)
-    print(report(konkan_results, conquian_results))
+    if args.budget is not None:
+        if args.workers != 1:
+            parser.error("--budget needs --workers 1 (it is set in this process)")
+        expert.DEFAULT_BUDGET = args.budget
+    wanted = {name for name in args.only.split(",") if name}
+    lines = [line for line in LINES if not wanted or line.name in wanted]
+    header = [
+        f"Measured {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC on "
+        f"{platform.machine()}, {os.cpu_count()} cores, CPython {platform.python_version()}, "
+        f"{args.workers} worker process(es), seed {args.seed!r}.",
+        "",
+        "| player | matches | won, 95 % interval | illegal | committed Konkans not laid "
+        "| decision p50 / p99 / max (wall) | same, CPU time | time | target |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    print("\n".join(header), flush=True)
+    for line in lines:
+        count = args.matches
+        if line.game == "conquian" and args.conquian_matches is not None:
+            count = args.conquian_matches
+        report = run_arena(
+            line.game,
+            line.seats,
+            count,
+            args.seed,
+            workers=args.workers,
+            progress=args.progress,
+        ).to_json()
+        print(row(line, report), flush=True)
+        print(f"{line.name}: done in {report['seconds']:.0f} s", file=sys.stderr)
     return 0
 
 

@@ -95,9 +95,7 @@ def test_a_seed_gives_one_line_of_play() -> None:
     assert play_conquian("one") == play_conquian("one")
 
 
-def test_the_search_weighs_the_hidden_cards() -> None:
-    # seat 0 may take 5D (three fives) but every card left then feeds nothing; the
-    # rollouts are what decide: the decision must be legal and come from the samples
+def test_sampled_deals_agree_with_the_view() -> None:
     state = conquian.new_game(ConquianOptions(), "expert-search")
     bot = expert.ExpertBot("conquian", seed="s", samples=8)
     view = conquian.view(state, conquian.to_act(state))

@@ -61,6 +61,7 @@ class MatchResult:
     illegal: list[int]
     times: list[list[float]]
     konkans_missed: list[int]  # committed seats that held a Konkan and did not lay it
+    cpu_times: list[list[float]]  # the process's CPU time: other processes do not count
 
 
 def _engine(game: str) -> Any:
@@ -102,6 +103,7 @@ class Played:
     illegal: list[int]
     times: list[list[float]]
     konkans_missed: list[int]
+    cpu_times: list[list[float]] = field(default_factory=list)
 
 
 def play_out(game: str, state: Any, players: Sequence[Callable[[dict[str, Any]], Any]]) -> Played:
@@ -111,16 +113,18 @@ def play_out(game: str, state: Any, players: Sequence[Callable[[dict[str, Any]],
     engine = _engine(game)
     seats = len(players)
     played = Played(state, [0] * seats, [[] for _ in range(seats)], [0] * seats)
+    played.cpu_times = [[] for _ in range(seats)]
     while not state.over:
         seat = engine.to_act(state)
         view = engine.view(state, seat)
         check_konkan = game != "conquian" and _holds_konkan(state, seat)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             action = players[seat](view)
         except Exception:  # a crashing player is an illegal proposal: the timer moves
             action = None
         played.times[seat].append(time.perf_counter() - started)
+        played.cpu_times[seat].append(time.process_time() - cpu_started)
         try:
             if action is None:
                 raise RuleError("the player raised")
@@ -149,6 +153,7 @@ def play_match(game: str, seats: Sequence[str], seed: str, index: int) -> MatchR
         illegal=played.illegal,
         times=played.times,
         konkans_missed=played.konkans_missed,
+        cpu_times=played.cpu_times,
     )
 
 
@@ -166,6 +171,7 @@ class PlayerStats:
     illegal: int = 0
     konkans_missed: int = 0
     times: list[float] = field(default_factory=list)
+    cpu_times: list[float] = field(default_factory=list)
 
     def to_json(self, game: str) -> dict[str, Any]:
         decided = self.rounds - self.rounds_drawn
@@ -193,6 +199,10 @@ class PlayerStats:
             "decision_ms_p50": round(percentile(self.times, 0.50) * 1000, 3),
             "decision_ms_p99": round(percentile(self.times, 0.99) * 1000, 3),
             "decision_ms_max": round(max(self.times, default=0.0) * 1000, 3),
+            # CPU time of the deciding process: what the decision costs on a shared machine
+            "decision_cpu_ms_p50": round(percentile(self.cpu_times, 0.50) * 1000, 3),
+            "decision_cpu_ms_p99": round(percentile(self.cpu_times, 0.99) * 1000, 3),
+            "decision_cpu_ms_max": round(max(self.cpu_times, default=0.0) * 1000, 3),
         }
 
 
@@ -223,6 +233,7 @@ class ArenaReport:
             stats.konkans_missed += sum(result.konkans_missed[seat] for seat in mine)
             for seat in mine:
                 stats.times.extend(result.times[seat])
+                stats.cpu_times.extend(result.cpu_times[seat])
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -252,7 +263,9 @@ class ArenaReport:
                 f"{p[f'decided_{unit}_win_rate']:.1%} [{d_low:.1%}, {d_high:.1%}], "
                 f"{p[f'{unit}_drawn']} drawn; average total {p['average_total_per_seat']}; "
                 f"illegal {p['illegal_proposals']}; decision p50 {p['decision_ms_p50']} ms, "
-                f"p99 {p['decision_ms_p99']} ms, max {p['decision_ms_max']} ms"
+                f"p99 {p['decision_ms_p99']} ms, max {p['decision_ms_max']} ms (CPU time "
+                f"p50 {p['decision_cpu_ms_p50']}, p99 {p['decision_cpu_ms_p99']}, "
+                f"max {p['decision_cpu_ms_max']} ms)"
                 + (
                     f"; committed Konkans not laid {p['committed_konkans_not_laid']}"
                     if self.game != "conquian"

@@ -4,10 +4,11 @@
 // opening total against the threshold, and the commitment in the last round.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { cardEl, konkanMeld, parse, label } from "./cards.js";
-import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard } from "./hand.js";
+import { cardEl, konkanMeld, parse, label, sortBySuit } from "./cards.js";
+import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard, isJoker } from "./hand.js";
 import { discardProposals, meldGroups, fittingMelds } from "./melds.js";
 import { fairnessBlock, noteCommitment } from "./fairness.js";
+import { describeAction } from "./describe.js";
 
 function uiState(st) {
   const ui = st.ui;
@@ -142,7 +143,8 @@ export function renderKonkan(ctx) {
   );
 
   const parts = [melds, piles];
-  if (ui) parts.push(staging(ctx, ui, v, aceValue), controls(ctx, ui, v, myTurn, simple, act), handRow(ctx, ui, v, toggle));
+  // The dock: the buttons and the hand, kept at the bottom of a phone's screen.
+  if (ui) parts.push(staging(ctx, ui, v, aceValue), h("div.dock", controls(ctx, ui, v, myTurn, simple, act), handRow(ctx, ui, v, toggle)));
   else parts.push(h("p.muted.spectator-note", t("table.watching")));
   return h("div.konkan", parts);
 }
@@ -155,7 +157,7 @@ function proposalsPanel(ctx, ui, v, act) {
       type: "button", dataset: { proposal: i },
       onclick: () => act(p.action, () => { ui.staged = []; ui.offs = []; }),
     }, p.cards
-      ? [p.cards.map((m) => h("span.proposal-meld", m.map((c) => cardEl(c, { small: true, tag: "span" })))), " ", h("bdi.value", `= ${p.total}`)]
+      ? [p.cards.map((m) => h("span.proposal-meld", (m.some(isJoker) ? m : sortBySuit(m)).map((c) => cardEl(c, { small: true, tag: "span" })))), " ", h("bdi.value", `= ${p.total}`)]
       : [cardEl(v.discard_top, { small: true, tag: "span" }), " ", t("konkan.lay_off_on", { n: p.meld })])),
     h("button.link", { type: "button", id: "pick-by-hand", onclick: () => { ui.proposing = false; ui.selected.push(v.discard_top); ctx.redraw(); } }, t("konkan.pick_by_hand")));
 }
@@ -215,7 +217,7 @@ function controls(ctx, ui, v, myTurn, simple, act) {
       if (ui.staged.length) action.melds = ui.staged;
       if (ui.offs.length) action.lay_offs = ui.offs;
       act(action, () => { ui.staged = []; ui.offs = []; });
-    }, { disabled: !v.discard_top || (!committed && (!layable || why)), why: layable ? why : "" });
+    }, { disabled: !v.discard_top || (!committed && (!layable || !!why)), why: layable ? why : "" });
   }
   if (myTurn && v.phase === "play") {
     btn("lay-down", t("konkan.lay_down"), () => {
@@ -229,6 +231,8 @@ function controls(ctx, ui, v, myTurn, simple, act) {
   if (myTurn && simple.has("commit")) btn("commit", t("konkan.commit"), () => ctx.confirm(t("konkan.commit_confirm"), () => act({ type: "commit" })));
   if (myTurn && simple.has("claim_redeal")) btn("redeal", t("konkan.claim_redeal"), () => act({ type: "claim_redeal" }));
   if (myTurn && simple.has("end_turn")) btn("end-turn", t("konkan.end_turn"), () => act({ type: "end_turn" }));
+  // At a free table the server's bot may suggest a move (never where coins are at stake).
+  if (myTurn && !ctx.st.info.coin_table && ctx.askHint) btn("ask-hint", `💡 ${t("konkan.ask_hint")}`, () => ctx.askHint());
   if (ui.staged.length || ui.offs.length || selected.length) {
     btn("clear", t("konkan.clear"), () => { ui.staged = []; ui.offs = []; ui.selected = []; ctx.redraw(); });
   }
@@ -238,6 +242,7 @@ function controls(ctx, ui, v, myTurn, simple, act) {
   return h("section.controls",
     h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, turnText),
     h("div.row.actions", buttons),
+    myTurn && ctx.st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, "💡 ", describeAction({ ...ctx.st.hint, seat: ctx.st.seat }, ctx.nameOf)) : null,
     myTurn && why ? h("p.why", { id: "refused-why" }, why) : null,
     h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
 }
@@ -249,6 +254,8 @@ function handRow(ctx, ui, v, toggle) {
   // Each card of a meld the hand already holds gets its group's outline.
   const group = new Map();
   if (hints) meldGroups(cards, v.options.ace_value).forEach((m, i) => m.cards.forEach((c) => group.set(c, i % 4)));
+  const hint = ctx.st.hint;
+  const suggested = new Set(hint ? [hint.card, ...(hint.cards || []), ...(hint.melds || []).flat(), ...(hint.lay_offs || []).flatMap((l) => l.cards)].filter(Boolean) : []);
   const sortBy = (mode) => { setSortPreference(mode); ui.mode = mode; ui.order = arrange([], ui.order, mode).order; ctx.redraw(); };
   const move = (dir) => {
     // Move the selected cards one place left or right (on screen) in my order.
@@ -266,7 +273,7 @@ function handRow(ctx, ui, v, toggle) {
   };
   const row = h("div.hand", { id: "hand", class: cards.length > 11 ? "fan" : "" }, cards.map((c) => cardEl(c, {
     selected: ui.selected.includes(c), onclick: () => toggle(c),
-    extraClass: [ui.fresh.includes(c) ? "fresh" : "", group.has(c) ? `hint hint-${group.get(c)}` : ""].join(" "),
+    extraClass: [ui.fresh.includes(c) ? "fresh" : "", group.has(c) ? `hint hint-${group.get(c)}` : "", suggested.has(c) ? "suggested" : ""].join(" "),
   })));
   dragToReorder(row, (card, target, after) => {
     ui.order = moveCard(ui.order, card, target, after);

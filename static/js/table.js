@@ -87,6 +87,7 @@ export function showTable(main, tableId, { onUser }) {
             play("timeout");
           }
           addLog(p.events, p.by);
+          st.hint = null;  // a suggestion is for the table as it was
           st.view = p.view; st.deadline = p.deadline; st.roundBreak = p.round_break || null;
           if (st.info) st.info.seq = msg.seq;
           break;
@@ -97,6 +98,7 @@ export function showTable(main, tableId, { onUser }) {
           if (!p.round_break && st.summary && !st.summary.matchEnd) st.summary = null;
           break;
         case "reaction": showReaction(p); return;
+        case "hint": st.hint = p.action; break;
         case "reply":
           if (p.ok) st.lastError = "";
           if (!p.ok) {
@@ -367,16 +369,38 @@ export function showTable(main, tableId, { onUser }) {
     if (button) button.disabled = true;
   }
 
+  // Everything is drawn again on each change: the focused control is found again
+  // after it by what it is (its id, card or meld), so the keyboard keeps its place.
+  function focusKey() {
+    const el = document.activeElement;
+    if (!el || el === document.body || !root.contains(el)) return null;
+    if (el.dataset.card) {
+      const area = el.parentElement.closest("[id]");
+      return `${area ? `#${area.id} ` : ""}[data-card="${el.dataset.card}"]`;
+    }
+    if (el.dataset.meld) return `[data-meld="${el.dataset.meld}"]`;
+    return el.id ? `#${el.id}` : null;
+  }
+
   function draw() {
     if (!st.info) return;
+    const keep = focusKey();
+    drawAll();
+    if (keep) root.querySelector(keep)?.focus({ preventScroll: true });
+  }
+
+  function drawAll() {
     const v = st.view;
-    const ctx = { st, send, nameOf, redraw: draw, showError, confirm: confirmDialog };
+    const ctx = { st, send, nameOf, redraw: draw, showError, confirm: confirmDialog, askHint: () => conn?.sendRaw({ type: "hint" }) };
     let center;
     if (st.info.status === "waiting" || !v) center = waitingRoom();
     else center = game() === "konkan" ? renderKonkan(ctx) : renderConquian(ctx);
     mount(middle, st.timedOut && st.seat !== null ? h("p.notice", { id: "timed-out", role: "status" }, "⏱ ", t("table.timed_out")) : null, center);
     drawSeats();
     mount(logEl, st.log.slice(-8).map((entry) => h("li", words(entry))));
+    // It scrolls: a keyboard reaches it, a screen reader names it.
+    logEl.tabIndex = 0;
+    logEl.setAttribute("aria-label", t("table.log"));
     mount(foot, reactionBar() || "", logEl);
     logEl.scrollTop = logEl.scrollHeight;
     const over = v?.match_over || st.info.status === "finished";
@@ -390,6 +414,7 @@ export function showTable(main, tableId, { onUser }) {
       v ? h("button", { type: "button", id: "open-sheet", onclick: () => { st.sheetOpen = true; drawOverlays(); } }, "📋 ", t("sheet.button")) : null,
       over ? h("span.badge.over", { id: "match-over" }, t("table.match_over")) : null,
       over && !st.summary ? h("button", { type: "button", id: "show-results", onclick: () => { st.summary = { matchEnd: st.matchEnd || { winner: v?.winner ?? null } }; drawOverlays(); } }, "🏆 ", t("end.results")) : null,
+      h("button", { type: "button", id: "shortcuts", onclick: showShortcuts, "aria-keyshortcuts": "?" }, "⌨ ", t("keys.button")),
       h("button", {
         type: "button", id: "mute", "aria-pressed": muted() ? "true" : "false", "aria-label": t("table.sound"),
         title: t("table.sound"), onclick: () => { setMuted(!muted()); draw(); },
@@ -423,13 +448,52 @@ export function showTable(main, tableId, { onUser }) {
     reconnect();
   })();
   const ticker = setInterval(tick, 250);
+  // Keyboard play: one key per move (listed in the help panel), arrows walk the hand.
+  const onKey = (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.target.closest?.("input, select, textarea, dialog")) return;
+    if (e.key === "?") { showShortcuts(); e.preventDefault(); return; }
+    const card = e.target.closest?.("#hand [data-card]");
+    if (card && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
+      const cards = [...root.querySelectorAll("#hand [data-card]")];
+      const rtl = document.documentElement.dir === "rtl";
+      const step = (e.key === "ArrowRight") !== rtl ? 1 : -1;
+      cards[(cards.indexOf(card) + step + cards.length) % cards.length]?.focus();
+      e.preventDefault();
+      return;
+    }
+    const target = SHORTCUTS.find(([key]) => key === e.key.toLowerCase());
+    if (!target) return;
+    const el = root.querySelector(target[1]);
+    if (!el || el.disabled) return;
+    e.preventDefault();
+    if (target[2] === "focus") el.focus(); else el.click();
+  };
+  document.addEventListener("keydown", onKey);
   // Exposed read-only for the browser tests (they decide moves with the engine's bots).
   window.sahrat = st;
 
   return {
-    close() { clearInterval(ticker); conn?.close(); document.removeEventListener("visibilitychange", onVisible); document.title = t("app.name"); },
+    close() { clearInterval(ticker); conn?.close(); document.removeEventListener("visibilitychange", onVisible); document.removeEventListener("keydown", onKey); document.title = t("app.name"); },
     rerender() { announce(""); draw(); },
   };
+}
+
+// [key, what it presses, "focus" to move there instead of pressing]
+const SHORTCUTS = [
+  ["d", "#draw"], ["t", "#discard-pile [data-card]"], ["m", "#make-meld"], ["l", "#lay-down"],
+  ["x", "#discard"], ["c", "#clear"], ["s", "#sort-suit"], ["r", "#sort-rank"], ["h", "#hint-toggle"],
+  ["b", "#ask-hint"], ["f", "#hand [data-card]", "focus"],
+];
+
+function showShortcuts() {
+  const dialog = h("dialog.confirm.shortcuts", { id: "shortcuts-help", "aria-labelledby": "shortcuts-title" },
+    h("h2", { id: "shortcuts-title" }, t("keys.title")),
+    h("dl", [...SHORTCUTS.map(([key]) => [key, t(`keys.${key}`)]), ["← →", t("keys.arrows")], ["?", t("keys.help")]]
+      .map(([key, what]) => [h("dt", h("kbd", key.toUpperCase())), h("dd", what)])),
+    h("form.row", { method: "dialog" }, h("button.primary", { value: "ok", id: "shortcuts-close" }, t("app.close"))));
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
 }
 
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "0");

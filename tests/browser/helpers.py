@@ -149,8 +149,12 @@ def play_konkan(page: Any, action: dict[str, Any]) -> None:
     top = page.evaluate("() => window.sahrat.view.discard_top")
     for meld in action.get("melds", []):
         for card in meld:
-            from_pile = kind == "take_discard" and card == top
-            click_card(page, "#discard-pile" if from_pile else "#hand", card)
+            if kind == "take_discard" and card == top:
+                # A tap on the pile proposes lay-downs; build this one by hand instead.
+                click_card(page, "#discard-pile", card)
+                page.click("#pick-by-hand")
+            else:
+                click_card(page, "#hand", card)
         page.click("#make-meld")
     for lay in action.get("lay_offs", []):
         for card in lay["cards"]:
@@ -206,3 +210,24 @@ def my_turn(page: Any) -> bool:
 
 def match_over(page: Any) -> bool:
     return bool(page.evaluate("() => !!window.sahrat?.view?.match_over"))
+
+
+# --- accessibility ------------------------------------------------------------------------
+
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"  # axe-core 4.10.2, see vendor/README.md
+
+
+def axe_violations(page: Any) -> list[str]:
+    """The serious and critical axe-core violations of the page as it is now."""
+    if not page.evaluate("() => !!window.axe"):
+        # Evaluated through the debugging protocol: the page's CSP forbids inline scripts.
+        page.evaluate("(source) => (0, eval)(source)", AXE.read_text(encoding="utf-8"))
+    found = page.evaluate(
+        """async () => {
+            const result = await axe.run(document, { resultTypes: ['violations'] });
+            return result.violations
+              .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+              .map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')))
+        }"""
+    )
+    return list(found)

@@ -12,7 +12,7 @@ from sahrat.rules.cards import parse_card, parse_cards
 from sahrat.rules.options import KonkanOptions
 
 from .conftest import DESKTOP, PHONE_390
-from .helpers import bot_action, play_konkan, screenshot, seq, state, wait_seq_after
+from .helpers import axe_violations, bot_action, play_konkan, screenshot, seq, state, wait_seq_after
 from .test_client import create_table, guest
 
 SUITS = "SHDC"
@@ -95,7 +95,12 @@ def test_hand_sorted_on_deal_dragged_by_touch_and_kept(new_page: Any) -> None:
         "els => new Set(els.map(e => Math.round(e.getBoundingClientRect().top))).size",
     )
     assert rows <= 2
-    for selector in ("#turn-line", ".actions"):
+    for selector in (
+        "#turn-line",
+        ".actions",
+        "#hand [data-card] >> nth=0",
+        "#hand [data-card] >> nth=-1",
+    ):
         box = page.locator(selector).first.bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= PHONE_390["height"], selector
     assert page.evaluate(FOREIGN_TEXT, "ar") == []
@@ -131,7 +136,7 @@ def test_hand_sorted_on_deal_dragged_by_touch_and_kept(new_page: Any) -> None:
         view = state(page)["view"]
         before_seq = seq(page)
         if view["phase"] == "draw":
-            page.click("#draw")
+            page.keyboard.press("d")  # the keyboard's "draw"
             drawn = True
         else:
             play_konkan(page, bot_action(view))
@@ -142,11 +147,40 @@ def test_hand_sorted_on_deal_dragged_by_touch_and_kept(new_page: Any) -> None:
     fresh = page.get_attribute("#hand .card.fresh", "data-card")
     assert fresh not in view["hand"] or new["hand"].count(fresh) > view["hand"].count(fresh)
     page.click("#hint-toggle")
+    # The server's bot suggests a move at a free table; its cards are outlined.
+    page.keyboard.press("b")
+    page.wait_for_selector("#hint-line", timeout=15_000)
+    assert page.locator("#hand .card.suggested").count() >= 1
     screenshot(page, "hand-drawn-ar-phone")
     page.set_viewport_size(DESKTOP)
     screenshot(page, "hand-hints-ar-desktop")
+    assert axe_violations(page) == []
+    # The rest of the turn by keyboard: to the hand, along it, pick a card, discard it.
+    page.keyboard.press("f")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    card = page.evaluate("() => document.activeElement.dataset.card")
+    assert card
+    page.keyboard.press("Space")
+    # Drawn again, the page keeps the focus on the same card, now picked.
+    assert page.evaluate("() => document.activeElement.dataset.card") == card
+    assert page.get_attribute(f'#hand [data-card="{card}"]', "aria-pressed") == "true"
+    before_seq = seq(page)
+    page.keyboard.press("x")
+    wait_seq_after(page, before_seq)
+    assert page.evaluate(
+        """(card) => window.sahrat.log.some(({ ev }) =>
+            ev.type === 'discard' && ev.seat === window.sahrat.seat && ev.card === card)""",
+        card,
+    )
+    page.keyboard.press("?")
+    page.wait_for_selector("#shortcuts-help")
+    screenshot(page, "shortcuts-ar-desktop")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#shortcuts-help", state="detached")
     page.click("#lang-toggle")
     assert page.evaluate(FOREIGN_TEXT, "en") == []
+    assert axe_violations(page) == []
     screenshot(page, "hand-hints-en-desktop")
     page.set_viewport_size(PHONE_390)
     screenshot(page, "hand-en-phone")
@@ -199,8 +233,11 @@ def test_the_discard_is_taken_in_one_gesture(new_page: Any) -> None:
             """async (v) => {
                 const k = await import('/js/konkan.js');
                 document.querySelector('#sandbox')?.remove();
-                const box = Object.assign(document.createElement('div'), { id: 'sandbox' });
-                document.querySelector('main').replaceChildren(box);
+                const screen = Object.assign(document.createElement('div'),
+                  { id: 'sandbox', className: 'table-screen' });
+                const box = Object.assign(document.createElement('div'), { className: 'middle' });
+                screen.append(box);
+                document.querySelector('main').replaceChildren(screen);
                 window.sent = null;
                 const st = { seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {},
                   roundBreak: null, lastError: '' };

@@ -309,19 +309,25 @@ async def _forwarded_socket_loses_the_seat(p1: ServerProcess, p2: ServerProcess)
         attacker, _ = await api2.guest()
         victim, _ = await api2.guest()
         table_id = int((await api1.create_table(creator, "conquian", {}))["id"])
+
+        async def leave(api: Api, token: str) -> None:
+            response = await api.http.post(
+                f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {token}"}
+            )
+            assert response.status_code == 200, response.text
+
+        await leave(api1, creator)  # every seat free: the creator sits last
         await api2.join(attacker, table_id)
         stale = await WireClient.connect(p2, table_id, attacker, name="stale")
-        assert stale.seat == 1
-        response = await api2.http.post(
-            f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {attacker}"}
-        )
-        assert response.status_code == 200, response.text
-        info = await api2.join(victim, table_id)
+        assert stale.seat == 0
+        await leave(api2, attacker)
+        await api2.join(victim, table_id)  # the victim takes seat 0
+        info = await api1.join(creator, table_id)
         assert info["status"] == "playing"
         mine = await WireClient.connect(p2, table_id, victim, name="victim")
         await stale.wait_until(lambda: stale.view is not None and stale.seat is None)
         await stale.roundtrip()
-        assert mine.seat == 1 and mine.view is not None and mine.view.get("hand")
+        assert mine.seat == 0 and mine.view is not None and mine.view.get("hand")
         assert stale.seat is None and stale.view is not None and not stale.view.get("hand")
         reply = await stale.command({"type": "refuse"})
         assert reply["payload"]["error"]["code"] == "spectator", reply

@@ -15,7 +15,7 @@ LATER = 300  # accepted commands between the first one and its resend
 async def _late_resend(server: ServerProcess) -> None:
     api = Api(server)
     try:
-        options = {"players": 2, "rounds": 20}
+        options = {"players": 2, "rounds": 20, "break_seconds": 0}
         table_id, tokens, _info = await seated_table(api, "konkan", options, 2)
         seats = [
             await WireClient.connect(server, table_id, token, name=f"seat{seat}")

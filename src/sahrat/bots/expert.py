@@ -10,15 +10,20 @@ strong player's order.
 
 * **Conquian**: every candidate is played to the end of the deal by a fast
   rollout player for both seats (take every card that melds, force a hand of
-  three or more, discard the card with the fewest partners); a won deal scores
-  1, a lost deal -1, a drawn deal 0. Candidates: take or let go the face-up card,
-  force or not, and the strong player's best discards.
+  three or more, discard the card with the fewest partners), on a bit-mask copy
+  of the deal (:class:`FastDeal`, checked against the engine by the tests); a
+  won deal scores 1, a lost deal -1, a drawn deal 0. Candidates: take the
+  face-up card (with each of the strong player's best discards after it) or let
+  it go, force or not, and the strong player's best discards. The opponent's
+  sampled hand is dealt again when it would have melded a card they let go (a
+  discard of ours they refused, a card they turned up and passed).
 * **Konkan**: a round is too long to play out within the budget (a simple
   player's move costs about a millisecond of meld search), so a candidate
   discard is played one turn ahead on each sample: would the next player take
   it (their sampled hand, their opening), and how good is our hand after the
   cards we would draw next from the sampled stock (meld value found by the
-  search, less what the cards left in hand would cost). Every other Konkan
+  search, less what the cards left in hand would cost). That estimate adjusts
+  the strong player's cost of each of its best discards. Every other Konkan
   decision (drawing, laying down, a committed Konkan, the commitment itself) is
   the strong player's.
 
@@ -29,9 +34,10 @@ cards: re-dealing them in any way consistent with the view does not change its
 decision.
 
 Determinism: the samples are drawn from a generator seeded by the bot's
-``seed`` and the number of decisions it made, so a seed gives one line of play
-whatever the machine. ``budget`` (seconds) caps a decision's sampling on a slow
-machine: after the cap only the samples already played count.
+``seed`` and the number of decisions it made, and their number is fixed, so a
+seed gives one line of play on any machine that plays them within ``budget``
+(seconds): on a slower or loaded one the cap stops the sampling early and only
+the samples already played count.
 """
 
 from __future__ import annotations
@@ -53,12 +59,18 @@ from sahrat.rules.search import best_melds
 View = Mapping[str, Any]
 Action = Any
 
-DEFAULT_BUDGET = 0.040  # seconds: the cap on one decision's sampling (p99 target 50 ms)
-CONQUIAN_SAMPLES = 24
+# Samples are the budget (one seed, one line of play on any machine); the time cap only
+# stops sampling early on a slow or loaded machine, keeping a decision's p99 under 50 ms.
+DEFAULT_BUDGET = 0.030  # seconds
+CONQUIAN_SAMPLES = 12  # each plays 5 lines to the end of the deal: about 0.4 ms a line
 CONQUIAN_DISCARDS = 4  # the strong player's best discards tried
-KONKAN_SAMPLES = 12
+KONKAN_SAMPLES = 8  # each runs the meld search once per candidate: about 3 ms a sample
 KONKAN_DISCARDS = 4
-KONKAN_FEED = 25.0  # points a discard the next player can use costs us
+# The Konkan lookahead only adjusts the strong player's cost of each discard: measured
+# against the simple players, heavier weights (feed 15, worth 0.2) lost to the strong
+# player's own choice (27.5 % and 17.5 % of 40 matches, against 35 %).
+KONKAN_FEED = 4.0  # a discard the next player can use, on the strong player's cost scale
+KONKAN_WORTH = 0.05  # the hand's worth after our next draws, on that scale
 KONKAN_LOOKAHEAD = 2  # our next stock draws played on each sample
 
 
@@ -71,11 +83,11 @@ class ExpertBot:
         *,
         seed: str = "",
         samples: int | None = None,
-        budget: float = DEFAULT_BUDGET,
+        budget: float | None = None,
     ) -> None:
         self.game = game
         self.seed = seed
-        self.budget = budget
+        self.budget = DEFAULT_BUDGET if budget is None else budget
         self.decisions = 0
         if game == "conquian":
             self.samples = CONQUIAN_SAMPLES if samples is None else samples
@@ -147,11 +159,12 @@ class ExpertBot:
                 return action
             hidden = self._konkan_hidden(view, me)
             scored = _best_by_samples(
-                [(KonkanDiscard(me.seat, card),) for card in candidates],
+                [(KonkanDiscard(me.seat, card),) for card, _ in candidates],
                 lambda: konkan_determinize(view, me, hidden, rng),
                 lambda sample, line: konkan_lookahead(me, sample, line[0].card),
                 self.samples,
                 deadline,
+                prior=[-cost for _, cost in candidates],
             )
         except Exception:  # always answer: the strong player's move
             return action
@@ -227,16 +240,21 @@ def _best_by_samples(
     play: Callable[[Any, tuple[Action, ...]], float],
     samples: int,
     deadline: float,
+    prior: Sequence[float] | None = None,
 ) -> tuple[Action, ...]:
-    """The candidate with the best mean over the samples (ties: the earlier candidate)."""
+    """The candidate with the best mean over the samples, plus its ``prior`` score if
+    given (ties: the earlier candidate)."""
     totals = [0.0] * len(candidates)
-    for done in range(samples):
-        if done and time.perf_counter() > deadline:
-            break
+    done = 0
+    while done < samples and not (done and time.perf_counter() > deadline):
         world = sample()
         for index, line in enumerate(candidates):
             totals[index] += play(world, line)
-    best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
+        done += 1
+    means = [total / done for total in totals]
+    if prior is not None:
+        means = [mean + bonus for mean, bonus in zip(means, prior, strict=True)]
+    best = max(range(len(candidates)), key=lambda i: (means[i], -i))
     return candidates[best]
 
 
@@ -434,14 +452,36 @@ def _rollout_discard(hand: int, their_open: int) -> int:
     return best
 
 
-def fast_rollout(deal: FastDeal) -> int | None:
-    """Both seats play the rollout player to the end of the deal; the winner or None."""
+MODEL_SIMPLE_TAKES = True
+
+
+def _all_partnered(hand: int) -> bool:
+    """Every card of ``hand`` has a partner in it (its rank, or its suit within two)."""
+    rest = hand
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        if not hand & _PARTNERS[low.bit_length() - 1]:
+            return False
+    return True
+
+
+def fast_rollout(deal: FastDeal, me: int = -1) -> int | None:
+    """Both seats play the rollout player to the end of the deal; the winner or None.
+    The opponent of ``me`` lets go a card that only joins its open melds while every
+    hand card has a partner, as the simple player does."""
     while deal.phase != OVER:
         phase = deal.phase
         seat = deal.turn
         if phase in (CHOOSE, TURNED_UP):
             extra = _take_extra(deal)
-            if extra is None:
+            lets_go = (
+                MODEL_SIMPLE_TAKES
+                and seat != me
+                and extra == 0
+                and _all_partnered(deal.hands[seat])
+            )
+            if extra is None or lets_go:
                 deal.let_go()
             else:
                 deal.take(extra)
@@ -522,15 +562,18 @@ def conquian_playout(deal: FastDeal, line: tuple[Action, ...], seat: int) -> flo
         if deal.phase == OVER:
             break
         _play_line(deal, action)
-    winner = fast_rollout(deal)
+    winner = fast_rollout(deal, seat)
     return 0.0 if winner is None else 1.0 if winner == seat else -1.0
 
 
 # --- Konkan ----------------------------------------------------------------------------------
 
 
-def konkan_discards(me: konkan_bot.Seat, memory: konkan_bot.Memory, first: Card) -> list[Card]:
-    """The strong player's best discards, its own choice first."""
+def konkan_discards(
+    me: konkan_bot.Seat, memory: konkan_bot.Memory, first: Card
+) -> list[tuple[Card, float]]:
+    """The strong player's best discards with its cost of each (lower is better to throw),
+    its own choice first."""
     found = best_melds(me.hand, me.ace)
     melded = {card for meld in found.melds for card in meld}
     reals = [card for card in me.hand if not card.is_joker]
@@ -539,13 +582,14 @@ def konkan_discards(me: konkan_bot.Seat, memory: konkan_bot.Memory, first: Card)
     dead = konkan_bot._dead_faces(me, memory)
     weight = konkan_bot.value_weight(me)
 
-    def cost(card: Card) -> tuple[float, tuple[int, int, int]]:
+    def cost(card: Card) -> float:
         keep = konkan_bot.keep_value(card, pool, dead)
         danger = konkan_bot.discard_danger(me, memory, card)
-        return keep + danger - weight * me.value(card), card.sort_key
+        return keep + danger - weight * me.value(card)
 
-    ordered = sorted({c.face: c for c in candidates if c != first}.values(), key=cost)
-    return [first, *[c for c in ordered if c.face != first.face][: KONKAN_DISCARDS - 1]]
+    others = {c.face: c for c in candidates if c.face != first.face}.values()
+    ordered = sorted(others, key=lambda card: (cost(card), card.sort_key))
+    return [(card, cost(card)) for card in [first, *ordered[: KONKAN_DISCARDS - 1]]]
 
 
 class KonkanSample:
@@ -602,24 +646,25 @@ def _next_takes(me: konkan_bot.Seat, sample: KonkanSample, card: Card) -> bool:
     return found.value >= me.required and any(card in meld for meld in found.melds)
 
 
-def _pairs_with(card: Card, hand: Sequence[Card]) -> bool:
-    """Two cards of ``hand`` that make a 3-card set or run with ``card`` (jokers help)."""
-    jokers = sum(1 for c in hand if c.is_joker)
+def _positions(card: Card) -> tuple[int, ...]:
     assert card.rank is not None
     rank = int(card.rank)
+    return (1, 14) if rank == 1 else (rank,)
+
+
+def _pairs_with(card: Card, hand: Sequence[Card]) -> bool:
+    """Two cards of ``hand`` that make a 3-card set or run with ``card`` (a joker helps)."""
+    joker = any(c.is_joker for c in hand)
     suits = {c.suit for c in hand if c.rank == card.rank and c.suit != card.suit}
-    if len(suits) + min(jokers, 1) >= 2:
+    if len(suits) + joker >= 2:
         return True
-    near = {int(c.rank) for c in hand if c.suit == card.suit and c.rank is not None}
-    if rank == 1:
-        near |= {14} if 13 in near or 12 in near else set()
-    if rank == 13 and 1 in near:
-        near.add(14)
-    for low in (rank - 2, rank - 1, rank):
-        needed = [r for r in (low, low + 1, low + 2) if r != rank]
-        missing = sum(1 for r in needed if r not in near)
-        if missing == 0 or (missing == 1 and jokers):
-            return True
+    near = {p for c in hand if c.suit == card.suit and c.rank is not None for p in _positions(c)}
+    for position in _positions(card):
+        for low in range(max(1, position - 2), min(position, 12) + 1):
+            needed = [r for r in (low, low + 1, low + 2) if r != position]
+            missing = sum(1 for r in needed if r not in near)
+            if missing == 0 or (missing == 1 and joker):
+                return True
     return False
 
 
@@ -634,7 +679,7 @@ def konkan_lookahead(me: konkan_bot.Seat, sample: KonkanSample, card: Card) -> f
         index = turn * me.players
         if index <= len(stock):
             hand.append(stock[-index])
-    score += _hand_worth(me, hand)
+    score += KONKAN_WORTH * _hand_worth(me, hand)
     if _next_takes(me, sample, card):
         score -= KONKAN_FEED
     return score

@@ -1,0 +1,315 @@
+"""Lobby latency while a flood of bad logins arrives (password hashing on demand).
+
+Not a test. Starts ``sahrat serve`` on a free port of 127.0.0.1 with its own
+SQLite database in a temporary folder, signs up one account (``victim``) and
+puts 10 waiting tables in the lobby. Then ``GET /api/tables`` is polled every
+50 ms: for 2 s with nothing else going on ("quiet"), then while 60 bad logins
+arrive 12 at a time, half of them on the real name ("flood"). Prints the
+median, p95 and max of the lobby's answer time in both phases, how long the
+flood took and the answer codes of the logins.
+
+The logins come from one address (127.0.0.1), or from one address each
+(``X-Forwarded-For``: the server trusts it from 127.0.0.1 by default).
+
+    .venv/bin/python bench/bench_login_flood.py                       # 3 runs of each
+    .venv/bin/python bench/bench_login_flood.py --before /tmp/old/src  # and another checkout's
+    .venv/bin/python bench/bench_login_flood.py --runs 1 --only one --json
+
+``--before`` runs the same measure against another checkout's ``src`` (e.g. made
+with ``git worktree add /tmp/old 0b2af60``); a setting it does not know is ignored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+READY_SECONDS = 120.0  # a loaded machine starts slowly
+QUIET_SECONDS = 2.0
+POLL_SECONDS = 0.05
+FLOOD_LIMIT_SECONDS = 300.0  # a flood that takes longer than this is a failed run
+LOBBY_TABLES = 10
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    many_addresses: bool
+    env: dict[str, str] = field(default_factory=dict)
+
+
+SCENARIOS = {
+    "one": Scenario("one address", False),
+    "many": Scenario("one address per login", True),
+    # the hashing pool alone: the per-name limit would otherwise answer half with 429
+    "many-pool": Scenario(
+        "one address per login, name limit lifted",
+        True,
+        {"SAHRAT_LOGINS_PER_NAME_HOUR": "1000000"},
+    ),
+}
+
+
+# --- the server ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    """``sahrat serve`` from ``src`` on a fresh SQLite database; stop() cleans up."""
+
+    def __init__(self, src: Path, env: dict[str, str]) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="sahrat_bench_"))
+        self.port = _free_port()
+        base = {k: v for k, v in os.environ.items() if not k.startswith("SAHRAT_")}
+        base.update(
+            DATABASE_URL=f"sqlite+aiosqlite:///{self.folder / 'sahrat.db'}",
+            PYTHONPATH=str(src),
+            **env,
+        )
+        cmd = [sys.executable, "-m", "sahrat.cli", "serve", "--host", "127.0.0.1"]
+        cmd += ["--port", str(self.port)]
+        with open(self.folder / "server.log", "wb") as log:
+            self.proc = subprocess.Popen(
+                cmd, env=base, cwd=src.parent, stdout=log, stderr=subprocess.STDOUT
+            )
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_SECONDS
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited: {self.log_tail()}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("the server did not become ready")
+
+    def log_tail(self) -> str:
+        return (self.folder / "server.log").read_text(errors="replace")[-2000:]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+# --- one run -------------------------------------------------------------------------------
+
+
+async def _poll_lobby(http: httpx.AsyncClient, samples: list[float], stop: asyncio.Event) -> None:
+    deadline = time.monotonic() + FLOOD_LIMIT_SECONDS
+    while not stop.is_set() and time.monotonic() < deadline:
+        began = time.perf_counter()
+        response = await http.get("/api/tables")
+        samples.append(time.perf_counter() - began)
+        if response.status_code != 200:
+            raise RuntimeError(f"the lobby answered {response.status_code}")
+        await asyncio.sleep(POLL_SECONDS)
+
+
+async def _fill_lobby(http: httpx.AsyncClient) -> None:
+    made = await http.post("/api/users", json={"name": "victim", "password": "right password"})
+    if made.status_code != 201:
+        raise RuntimeError(f"sign-up: {made.status_code} {made.text[:200]}")
+    for i in range(LOBBY_TABLES):
+        address = {"X-Forwarded-For": f"10.0.1.{i}"}
+        guest = await http.post("/api/guests", headers=address)
+        token = guest.json()["token"]
+        table = await http.post(
+            "/api/tables",
+            json={"game": "konkan", "options": {}},
+            headers={"Authorization": f"Bearer {token}", **address},
+        )
+        if table.status_code != 201:
+            raise RuntimeError(f"create table: {table.status_code} {table.text[:200]}")
+
+
+async def _measure(url: str, scenario: Scenario, logins: int, batch: int) -> dict[str, Any]:
+    # each login on a connection of its own, as from many clients (and no idle
+    # keep-alive connection for the server to close under a request)
+    one_shot = httpx.Limits(max_keepalive_connections=0)
+    async with (
+        httpx.AsyncClient(base_url=url, timeout=FLOOD_LIMIT_SECONDS) as http,
+        httpx.AsyncClient(
+            base_url=url, timeout=FLOOD_LIMIT_SECONDS, limits=one_shot
+        ) as logins_http,
+    ):
+        await _fill_lobby(http)
+        quiet: list[float] = []
+        stop = asyncio.Event()
+        poller = asyncio.create_task(_poll_lobby(http, quiet, stop))
+        await asyncio.sleep(QUIET_SECONDS)
+        stop.set()
+        await poller
+
+        codes: Counter[str] = Counter()
+
+        async def bad_login(i: int) -> None:
+            headers = {"X-Forwarded-For": f"10.9.{i // 250}.{i % 250}"}
+            name = "victim" if i % 2 else f"nobody{i}"
+            try:
+                response = await logins_http.post(
+                    "/api/login",
+                    json={"name": name, "password": "wrong"},
+                    headers=headers if scenario.many_addresses else {},
+                )
+            except httpx.TransportError as error:
+                codes[type(error).__name__] += 1
+            else:
+                codes[str(response.status_code)] += 1
+
+        busy: list[float] = []
+        stop = asyncio.Event()
+        poller = asyncio.create_task(_poll_lobby(http, busy, stop))
+        began = time.perf_counter()
+        try:
+            for first in range(0, logins, batch):
+                await asyncio.gather(
+                    *(bad_login(i) for i in range(first, min(logins, first + batch)))
+                )
+        finally:
+            flood = time.perf_counter() - began
+            stop.set()
+            await poller
+    return {
+        "quiet_ms": _summary(quiet),
+        "flood_ms": _summary(busy),
+        "flood_s": round(flood, 2),
+        "answers": dict(sorted(codes.items())),
+    }
+
+
+def _summary(samples: list[float]) -> dict[str, float]:
+    ms = sorted(s * 1000 for s in samples)
+    return {
+        "median": round(statistics.median(ms), 1),
+        "p95": round(ms[max(0, int(len(ms) * 0.95) - 1)], 1),
+        "max": round(ms[-1], 1),
+        "n": len(ms),
+    }
+
+
+def run_once(src: Path, scenario: Scenario, logins: int, batch: int) -> dict[str, Any]:
+    server = Server(src, scenario.env)
+    try:
+        server.wait_ready()
+        return asyncio.run(_measure(server.url, scenario, logins, batch))
+    except Exception:
+        print(server.log_tail(), file=sys.stderr)
+        raise
+    finally:
+        server.stop()
+
+
+# --- the report ----------------------------------------------------------------------------
+
+
+def _spread(values: list[float]) -> str:
+    median = f"{statistics.median(values):,.0f}"
+    if len(values) == 1:
+        return median
+    return f"{median} [{min(values):,.0f}–{max(values):,.0f}]"
+
+
+def _row(code: str, scenario: Scenario, runs: list[dict[str, Any]]) -> str:
+    def pick(phase: str, stat: str) -> str:
+        return _spread([r[phase][stat] for r in runs])
+
+    answers: Counter[str] = Counter()
+    for r in runs:
+        answers.update(r["answers"])
+    each = ", ".join(f"{n / len(runs):g} × {status}" for status, n in sorted(answers.items()))
+    return (
+        f"| {code} | {scenario.name} | {pick('quiet_ms', 'median')} / {pick('quiet_ms', 'p95')} "
+        f"| {pick('flood_ms', 'median')} / {pick('flood_ms', 'p95')} / {pick('flood_ms', 'max')} "
+        f"| {_spread([r['flood_s'] for r in runs])} | {each} |"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--before", type=Path, help="the src folder of the code to compare with")
+    parser.add_argument(
+        "--only", default=",".join(SCENARIOS), help=f"scenarios: {', '.join(SCENARIOS)}"
+    )
+    parser.add_argument("--logins", type=int, default=60)
+    parser.add_argument("--batch", type=int, default=12, help="logins sent at once")
+    parser.add_argument("--json", action="store_true", help="print every run as JSON")
+    args = parser.parse_args()
+    # a SIGTERM unwinds like Ctrl-C, so that the server and its folder go too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    codes = [("before", args.before.resolve()), ("after", SRC)] if args.before else [("now", SRC)]
+    chosen = [SCENARIOS[name] for name in args.only.split(",")]
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in range(args.runs):
+        for code, src in codes:
+            for scenario in chosen:
+                out = run_once(src, scenario, args.logins, args.batch)
+                results.setdefault((code, scenario.name), []).append(out)
+                print(
+                    f"run {run + 1}/{args.runs} {code}, {scenario.name}: {json.dumps(out)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {"code": code, "scenario": name, "runs": runs}
+                    for (code, name), runs in results.items()
+                ],
+                indent=1,
+            )
+        )
+        return 0
+    print(
+        f"{args.runs} run(s), {args.logins} bad logins {args.batch} at a time; "
+        "lobby answer times in ms, median [min–max] over the runs"
+    )
+    print()
+    print(
+        "| code | logins from | quiet lobby (median / p95) "
+        "| lobby during the flood (median / p95 / max) | flood (s) | answers per run |"
+    )
+    print("| --- | --- | --- | --- | ---: | --- |")
+    for code, _src in codes:
+        for scenario in chosen:
+            print(_row(code, scenario, results[(code, scenario.name)]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
