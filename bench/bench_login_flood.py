@@ -236,19 +236,27 @@ def run_once(src: Path, scenario: Scenario, logins: int, batch: int) -> dict[str
 
 def _spread(values: list[float]) -> str:
     median = f"{statistics.median(values):,.0f}"
-    if len(values) == 1:
+    if min(values) == max(values):
         return median
     return f"{median} [{min(values):,.0f}–{max(values):,.0f}]"
+
+
+def _counts(runs: list[dict[str, int]]) -> str:
+    """Each answer's count per run: "12 × 401" or, when runs differ, "12–14 × 401"."""
+    kinds = sorted({kind for run in runs for kind in run})
+    parts = []
+    for kind in kinds:
+        counts = [run.get(kind, 0) for run in runs]
+        low, high = min(counts), max(counts)
+        parts.append(f"{low} × {kind}" if low == high else f"{low}–{high} × {kind}")
+    return ", ".join(parts)
 
 
 def _row(code: str, scenario: Scenario, runs: list[dict[str, Any]]) -> str:
     def pick(phase: str, stat: str) -> str:
         return _spread([r[phase][stat] for r in runs])
 
-    answers: Counter[str] = Counter()
-    for r in runs:
-        answers.update(r["answers"])
-    each = ", ".join(f"{n / len(runs):g} × {status}" for status, n in sorted(answers.items()))
+    each = _counts([r["answers"] for r in runs])
     return (
         f"| {code} | {scenario.name} | {pick('quiet_ms', 'median')} / {pick('quiet_ms', 'p95')} "
         f"| {pick('flood_ms', 'median')} / {pick('flood_ms', 'p95')} / {pick('flood_ms', 'max')} "

@@ -286,16 +286,24 @@ def run_once(src: Path, scenario: Scenario, n: int, auth: str) -> dict[str, Any]
 def _spread(values: list[float], digits: int = 1) -> str:
     fmt = f"{{:,.{digits}f}}"
     median = fmt.format(statistics.median(values))
-    if len(values) == 1:
+    if min(values) == max(values):
         return median
     return f"{median} [{fmt.format(min(values))}–{fmt.format(max(values))}]"
 
 
+def _counts(runs: list[dict[str, int]]) -> str:
+    """Each close code's count per run: "392 × 4409" or, when runs differ, "390–392 × 4409"."""
+    kinds = sorted({kind for run in runs for kind in run})
+    parts = []
+    for kind in kinds:
+        counts = [run.get(kind, 0) for run in runs]
+        low, high = min(counts), max(counts)
+        parts.append(f"{low} × {kind}" if low == high else f"{low}–{high} × {kind}")
+    return ", ".join(parts)
+
+
 def _row(code: str, scenario: Scenario, n: int, runs: list[dict[str, Any]]) -> str:
-    refused: Counter[str] = Counter()
-    for r in runs:
-        refused.update(r["refused"])
-    each = ", ".join(f"{k / len(runs):g} × {why}" for why, k in sorted(refused.items()))
+    each = _counts([r["refused"] for r in runs])
     opened = _spread([r["opened"] for r in runs], 0)
     health = [r["healthz_ms"]["max"] for r in runs if r["healthz_ms"]["max"] is not None]
     return (

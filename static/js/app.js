@@ -1,8 +1,8 @@
 // Entry point: loads the catalogues, draws the header and routes by the URL hash
 // (#/ lobby, #/t/<id> a table, #/m/<id> a finished match's replay).
-import { h, mount, $ } from "./dom.js";
-import { loadCatalogues, t, getLang, setLang, onLangChange } from "./i18n.js";
-import { session, api } from "./api.js";
+import { h, mount, $, toast } from "./dom.js";
+import { loadCatalogues, t, getLang, setLang, onLangChange, errorText } from "./i18n.js";
+import { session, api, ensureUser, rememberTable } from "./api.js";
 import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { showReplay } from "./replay.js";
@@ -23,6 +23,12 @@ function header() {
         route();
       },
     }, t("lobby.logout")) : null,
+    // Red and black suits by default (as on paper); four colours for those who like them.
+    h("button", {
+      type: "button", id: "four-colours", "aria-pressed": fourColours() ? "true" : "false", title: t("app.four_colours"),
+      "aria-label": t("app.four_colours"),
+      onclick: () => { localStorage.setItem("sahrat.colours", fourColours() ? "two" : "four"); applyColours(); header(); },
+    }, h("span.suit-s", "♠"), h("span.suit-h", "♥"), h("span.suit-d", "♦"), h("span.suit-c", "♣")),
     h("button.lang", {
       type: "button", id: "lang-toggle", lang: getLang() === "ar" ? "en" : "ar",
       onclick: () => setLang(getLang() === "ar" ? "en" : "ar"),
@@ -30,16 +36,36 @@ function header() {
   );
 }
 
+const fourColours = () => localStorage.getItem("sahrat.colours") === "four";
+function applyColours() { document.documentElement.classList.toggle("four-colours", fourColours()); }
+applyColours();
+
 function route() {
   if (screen) { screen.close(); screen = null; }
   header();
   const main = $("#main");
+  const invite = location.hash.match(/^#\/i\/([\w-]+)$/)?.[1];
+  if (invite) { joinByInvite(invite); return; }
   const [, kind, id] = location.hash.match(/^#\/(t|m)\/(\d+)/) || [];
   if (kind === "t") screen = showTable(main, Number(id), { onUser: header });
   else if (kind === "m") screen = showReplay(main, Number(id));
   else {
     sessionStorage.removeItem("sahrat.table");
     screen = showLobby(main, { onUser: header });
+  }
+}
+
+// An invite link (#/i/<code>): a seat at that private table, as a guest if need be.
+async function joinByInvite(code) {
+  try {
+    await ensureUser();
+    header();
+    const table = await api("POST", "/api/tables/join", { invite_code: code });
+    rememberTable(table.id);
+    location.replace(`#/t/${table.id}`);
+  } catch (error) {
+    toast(errorText(error.detail), "error");
+    location.replace("#/");
   }
 }
 

@@ -152,16 +152,19 @@ function editor(ctx, ui, v) {
 export function conquianSheet(v, nameOf) {
   return h("table.sheet",
     h("thead", h("tr", h("th", t("sheet.deal")), h("th", t("sheet.winner")), h("th", t("sheet.points")))),
-    h("tbody", v.results.map((r) => h("tr", h("td", r.deal),
-      h("td", r.finish === "draw" ? t("finish.draw") : nameOf(r.winner)), h("td", r.points))),
+    h("tbody", v.results.map((r) => h("tr", h("td", h("bdi", r.deal)),
+      h("td", r.finish === "draw" ? t("finish.draw") : nameOf(r.winner)), h("td", h("bdi", r.points)))),
     v.results.length ? null : h("tr", h("td", { colspan: 3 }, t("sheet.empty")))),
     h("tfoot", h("tr", h("th", t("sheet.total")), h("th", { colspan: 2 },
-      v.points.map((p, s) => `${nameOf(s)}: ${p}`).join(" · "), " ", t("conquian.of_needed", { n: v.options.wins_needed })))));
+      scores(v.points, nameOf), " ", t("conquian.of_needed", { n: v.options.wins_needed })))));
 }
+
+// "name: 2 · name: 1", each number isolated so it reads the same in Arabic.
+const scores = (list, nameOf) => list.map((p, s) => [s ? " · " : "", `${nameOf(s)}: `, h("bdi", p)]);
 
 export function conquianSummary(ev, nameOf) {
   return h("div.summary",
     h("p.lead", ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", { who: nameOf(ev.winner) })),
-    ev.totals ? h("p", ev.totals.map((p, s) => `${nameOf(s)}: ${p}`).join(" · ")) : null,
+    ev.totals ? h("p", scores(ev.totals, nameOf)) : null,
     fairnessBlock(ev));
 }

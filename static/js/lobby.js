@@ -2,9 +2,10 @@
 // filters, creating a table with its options, joining by seat or invite code,
 // watching, my match history, and a place for coins/leaderboard (hidden on 404).
 import { h, mount, toast } from "./dom.js";
-import { t, errorText } from "./i18n.js";
+import { t, errorText, getLang } from "./i18n.js";
 import { api, session, ensureUser, rememberTable, myTables } from "./api.js";
 import { createForm } from "./options.js";
+import { quickPlayBox } from "./quickplay.js";
 
 const filters = { game: "", status: "", money: "", free_seat: false };
 const PAGE = 50; // tables a page of GET /api/tables brings (the server's default page)
@@ -183,7 +184,7 @@ export function showLobby(main, { onUser }) {
       const result = m.winner_seat === null ? t("history.no_winner")
         : m.winner_seat === mySeat ? t("history.won") : t("history.lost");
       return h("li", h("a", { href: `#/m/${m.id}` },
-        `${t(`game.${m.game}`)} #${m.table_id} · ${new Date(m.finished_at).toLocaleString()} · ${result}`));
+        `${t(`game.${m.game}`)} #${m.table_id} · ${new Date(m.finished_at).toLocaleString(getLang() === "ar" ? "ar-u-nu-latn" : "en-GB")} · ${result}`));
     })));
   }
 
@@ -206,6 +207,7 @@ export function showLobby(main, { onUser }) {
   function draw() {
     mount(main,
       h("div.lobby",
+        quickPlayBox(onUser),
         authBox(),
         h("section.card-box",
           h("div.section-head", h("h2", t("lobby.tables")),

@@ -91,7 +91,7 @@ export function showReplay(main, matchId) {
             h("button", { type: "button", id: "replay-next", onclick: () => go(step + 1) }, t("replay.next")),
             h("button", { type: "button", id: "replay-last", onclick: () => go(actions.length) }, "⏭")),
           h("input", { type: "range", min: 0, max: actions.length, value: step, "aria-label": t("replay.step", { n: step, total: actions.length }), oninput: (e) => go(Number(e.target.value)) }),
-          h("ol.replay-actions", actions.map((a, i) => h("li", { class: i === step - 1 ? "current" : i < step ? "done" : "" }, describeAction(a, nameOf))))),
+          h("ol.replay-actions", { tabindex: 0, "aria-label": t("table.log") }, actions.map((a, i) => h("li", { class: i === step - 1 ? "current" : i < step ? "done" : "" }, describeAction(a, nameOf))))),
         board(),
         sheet()));
     root.querySelector(".replay-actions li.current")?.scrollIntoView({ block: "nearest" });

@@ -245,7 +245,7 @@ export function showTable(main, tableId, { onUser }) {
     return h("section.card-box.waiting", { id: "waiting" },
       h("h2", t("table.waiting_title")),
       h("p", t("table.waiting_help", { n: info.seats.filter((s) => s.user_id === null).length })),
-      info.invite_code ? h("p.invite", t("table.invite_code"), " ", h("code", { id: "invite-code" }, info.invite_code)) : null,
+      info.invite_code ? inviteLink(info.invite_code) : null,
       h("div.row",
         !seated && free ? h("button.primary", {
           type: "button", id: "take-seat",
@@ -271,6 +271,23 @@ export function showTable(main, tableId, { onUser }) {
       ),
       h("p.error-line", { id: "last-error", role: "status" }),
     );
+  }
+
+  // A private table's invite as a link to copy or share (the code alone is easy to mistype).
+  function inviteLink(code) {
+    const link = `${location.origin}${location.pathname}#/i/${encodeURIComponent(code)}`;
+    const field = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": t("table.invite_link"), onfocus: (e) => e.target.select() });
+    return h("div.invite",
+      h("p", t("table.invite_code"), " ", h("code", { id: "invite-code" }, code)),
+      h("div.row", field,
+        h("button.primary", {
+          type: "button", id: "copy-invite",
+          onclick: async () => {
+            try { await navigator.clipboard.writeText(link); toast(t("table.invite_copied")); }
+            catch { field.focus(); field.select(); }
+          },
+        }, t("table.copy_invite")),
+        navigator.share ? h("button", { type: "button", id: "share-invite", onclick: () => navigator.share({ url: link, title: t("app.name") }).catch(() => {}) }, t("table.share_invite")) : null));
   }
 
   function reactionBar() {

@@ -57,6 +57,8 @@ class Server:
             # Bots think for a tenth of a second, so a whole round fits the test's budget.
             "SAHRAT_BOT_DELAY_SECONDS": "0.1",
             "SAHRAT_STATIC_DIR": str(REPO / "static"),
+            # Every browser of the suite is a new guest from the same address.
+            "SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR": "1000",
         }
         log = (folder / "server.log").open("wb")
         proc = subprocess.Popen(

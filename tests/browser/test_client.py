@@ -16,6 +16,7 @@ from sahrat.rules.rng import round_secret
 
 from .conftest import DESKTOP, PHONE
 from .helpers import (
+    axe_violations,
     bot_action,
     close_summary,
     match_over,
@@ -103,12 +104,14 @@ def test_lobby_languages_and_screenshots(new_page: Any) -> None:
     page.wait_for_selector("#balance")
     assert page.locator("#coins").is_visible()
     screenshot(page, "lobby-ar-desktop")
+    assert axe_violations(page) == []
     page.set_viewport_size(PHONE)
     screenshot(page, "lobby-ar-phone")
     page.click("#lang-toggle")
     assert page.evaluate("document.documentElement.dir") == "ltr"
     assert page.locator("h2", has_text=EN["lobby.tables"]).count() == 1
     screenshot(page, "lobby-en-phone")
+    assert axe_violations(page) == []
     page.set_viewport_size(DESKTOP)
     screenshot(page, "lobby-en-desktop")
 
@@ -144,6 +147,7 @@ def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
         page.wait_for_selector("#replay-link")
     screenshot(host, "match-end-ar-desktop")
     screenshot(other, "match-end-en-desktop")
+    assert axe_violations(host) == [] and axe_violations(other) == []
     host.click("#rematch")
     other.wait_for_selector("#rematch-waiting")  # the other player sees who asked
     close_summary(host)
@@ -176,6 +180,11 @@ def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
     step = AR["replay.step"].replace("{n}", "2").split("{total}")[0]
     assert step in host.locator("#replay-step").inner_text()
     screenshot(host, "replay-ar-desktop")
+    assert axe_violations(host) == []
+    host.click("#lang-toggle")
+    host.wait_for_function("document.documentElement.lang === 'en'")
+    screenshot(host, "replay-en-desktop")
+    assert axe_violations(host) == []
 
 
 @pytest.mark.parametrize("lang", ["ar"])
@@ -229,11 +238,13 @@ def test_konkan_round_with_bots(new_page: Any, server: Any, lang: str) -> None:
             assert sorted(after["view"]["hand"]) == sorted(before["view"]["hand"])
             done.add("reload")
             screenshot(page, "konkan-ar-desktop")
+            assert axe_violations(page) == []
             page.set_viewport_size(PHONE)
             screenshot(page, "konkan-ar-phone")
             page.click("#lang-toggle")
             assert page.evaluate("document.documentElement.dir") == "ltr"
             screenshot(page, "konkan-en-phone")
+            assert axe_violations(page) == []
             page.set_viewport_size(DESKTOP)
             screenshot(page, "konkan-en-desktop")
             page.click("#lang-toggle")
@@ -268,6 +279,7 @@ def test_konkan_round_with_bots(new_page: Any, server: Any, lang: str) -> None:
     assert catalogue["fair.mismatch"] not in page.locator("body").inner_text()
     assert catalogue["fair.hand_mismatch"] not in page.locator("body").inner_text()
     screenshot(page, "konkan-ar-round-end")
+    assert axe_violations(page) == []
     page.wait_for_selector("#match-over")
     close_summary(page)
     page.click("#open-sheet")

@@ -9,6 +9,7 @@ from typing import Any
 
 from .conftest import PHONE
 from .helpers import (
+    axe_violations,
     bot_action,
     match_over,
     my_turn,
@@ -53,6 +54,7 @@ def test_the_next_deal_waits_for_both_players(new_page: Any) -> None:
         )
     assert host.locator(".seat.turn").count() == 0  # no turn, no turn clock, in the break
     screenshot(host, "round-break-ar-phone")
+    assert axe_violations(host) == [] and axe_violations(other) == []
     host.click("#summary-continue")
     # The other player sees whom the table waits for: only themselves now.
     other.wait_for_function("() => window.sahrat.roundBreak?.waiting.length === 1")

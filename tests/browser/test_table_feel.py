@@ -297,3 +297,26 @@ def test_minus_thirty_reads_right_in_arabic(new_page: Any) -> None:
     for shown_number in positions["isolated"]:
         assert shown_number["minus"] < shown_number["digit"], shown_number
     assert positions["control"]["minus"] > positions["control"]["digit"]  # the bug, unisolated
+
+
+def test_quick_play_and_the_invite_link(new_page: Any) -> None:
+    # One tap from the first visit to a dealt hand at a Konkan table with bots.
+    page = new_page("en", PHONE_390)
+    page.click("#quick-play")
+    page.wait_for_selector("#hand [data-card]", timeout=20_000)
+    assert state(page)["info"]["game"] == "konkan"
+    assert len(state(page)["view"]["hand"]) in (14, 15)
+    # A private table's invite link seats whoever opens it (a guest made on the way).
+    host = new_page("ar")
+    guest(host)
+    host.check("#create-table [name=private]")
+    table = create_table(host, "konkan", {"players": 2})
+    link = host.input_value("#invite-link")
+    assert link.endswith("#/i/" + host.inner_text("#invite-code"))
+    screenshot(host, "invite-ar-desktop")
+    assert axe_violations(host) == []
+    friend = new_page("en", PHONE_390)
+    friend.goto(link)
+    friend.wait_for_url(f"**/#/t/{table}")
+    for seat in (host, friend):
+        seat.wait_for_selector("#hand [data-card]")

@@ -153,7 +153,7 @@ class Seat:
             self.pending = None
             return "ok"
         code = str(payload["error"]["code"])
-        if code == "stale":  # the view moved on: the command was not applied
+        if code in ("stale", "round_break"):  # not applied: the view moved on (or paused)
             self.pending = None
         return code
 
@@ -191,7 +191,7 @@ async def _failover(p1: ServerProcess, p2: ServerProcess, database: str) -> dict
             moves += 1
             if killed_at is not None and first_after_kill is None:
                 first_after_kill = time.monotonic()
-        elif outcome in ("retry", "unavailable", "stale"):
+        elif outcome in ("retry", "unavailable", "stale", "round_break"):
             await asyncio.sleep(0.1)
         else:
             raise AssertionError(f"refused: {outcome} for {action}")

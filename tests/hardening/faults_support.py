@@ -32,7 +32,7 @@ from server.harness import ServerProcess, WireClient, engine_and_player, wire_ac
 
 # Refusals a seat may get from a correct server in these tests: the timer (or the
 # other seat) moved first, the match ended meanwhile, the database was unreachable.
-TOLERATED = {"stale", "not_playing", "unavailable"}
+TOLERATED = {"stale", "not_playing", "unavailable", "round_break"}
 
 
 class Disconnected(Exception):

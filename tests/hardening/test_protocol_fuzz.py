@@ -445,8 +445,8 @@ class Fuzzer:
     def too_large(self, conn: Conn) -> tuple[str | bytes, Expect]:
         rng = self.rng
         size = MAX_BYTES + rng.choice([1, 2, 100, MAX_BYTES, 3 * MAX_BYTES])
-        if rng.random() < 0.002:
-            size = 1 << 20
+        if rng.random() < 0.002:  # just under SAHRAT_MAX_FRAME_BYTES (above it: 1009)
+            size = (1 << 20) - 256
         filler = rng.choice(["x", "س", "☃", "🂡"])  # 1, 2, 3 and 4 bytes in UTF-8
         head = '{"type": "command", "cid": "big", "seq": 1, "action": {"type": "draw", "pad": "'
         count = (size - len(head.encode()) - 3) // len(filler.encode()) + 1

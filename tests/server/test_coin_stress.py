@@ -42,7 +42,7 @@ STAKE = 10
 TURN_SECONDS = 0.15  # the turn timer plays a leaver's seat (and a slow player's)
 MATCH_SECONDS = 40.0  # no single match may take longer than this
 # Replies a seat may get when the timer moved first: anything else is a failure.
-RACED = {"stale", "not_playing"}
+RACED = {"stale", "not_playing", "round_break"}  # a move racing a round's end
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -36,7 +36,7 @@ KONKAN = {"players": 3, "rounds": 1, "max_reshuffles": 0}
 CONQUIAN = {"wins_needed": 1}
 MATCH_SECONDS = 240.0  # far more than a bounded match takes here (about 30 s)
 # Replies a live seat may get when the timer moved first.
-RACED = {"stale", "not_playing", "not_your_turn"}
+RACED = {"stale", "not_playing", "not_your_turn", "round_break"}
 
 
 async def _login(api: Api, admin: tuple[str, str]) -> dict[str, str]:

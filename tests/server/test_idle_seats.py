@@ -93,7 +93,10 @@ async def _played_and_forfeited(server: ServerProcess) -> None:
             if me.view["match_over"]:
                 break
             reply = await me.command(wire_action(engine, player(me.view)))
-            assert reply["payload"]["ok"] or reply["payload"]["error"]["code"] == "stale", reply
+            assert reply["payload"]["ok"] or reply["payload"]["error"]["code"] in (
+                "stale",
+                "round_break",
+            ), reply
         await _finished(api, table_id)
         assert await _balance(api, token) == before + 10  # I came back and played it out
     finally:

@@ -226,4 +226,7 @@ async def _timer(server: ServerProcess) -> None:
 def test_turn_timer_moves_for_an_idle_seat(
     start_server: Callable[..., ServerProcess],
 ) -> None:
-    asyncio.run(_timer(start_server(SAHRAT_TURN_SECONDS_OVERRIDE="1")))
+    # (no forfeit here: test_idle_seats.py checks that a bot takes over an idle seat)
+    asyncio.run(
+        _timer(start_server(SAHRAT_TURN_SECONDS_OVERRIDE="1", SAHRAT_TIMER_TURNS_TO_FORFEIT="0"))
+    )

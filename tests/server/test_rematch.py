@@ -92,7 +92,10 @@ async def _with_bots(server: ServerProcess) -> None:
             if me.view["match_over"]:
                 break
             reply = await me.command(wire_action(engine, player(me.view)))
-            assert reply["payload"]["ok"] or reply["payload"]["error"]["code"] == "stale"
+            assert reply["payload"]["ok"] or reply["payload"]["error"]["code"] in (
+                "stale",
+                "round_break",
+            )
         await me.send({"type": "rematch"})  # the bot agrees at once
         await me.wait_until(lambda: me.view is not None and not me.view["match_over"])
     finally:

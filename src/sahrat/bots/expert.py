@@ -452,36 +452,17 @@ def _rollout_discard(hand: int, their_open: int) -> int:
     return best
 
 
-MODEL_SIMPLE_TAKES = True
-
-
-def _all_partnered(hand: int) -> bool:
-    """Every card of ``hand`` has a partner in it (its rank, or its suit within two)."""
-    rest = hand
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        if not hand & _PARTNERS[low.bit_length() - 1]:
-            return False
-    return True
-
-
-def fast_rollout(deal: FastDeal, me: int = -1) -> int | None:
+def fast_rollout(deal: FastDeal) -> int | None:
     """Both seats play the rollout player to the end of the deal; the winner or None.
-    The opponent of ``me`` lets go a card that only joins its open melds while every
-    hand card has a partner, as the simple player does."""
+    (Letting go, as the simple player does, a card that only joins the open melds while
+    every hand card has a partner measured no better for the opponent and worse for
+    both seats: 54.9 % and 45.6 % of decided deals, against 57.3 % and 57.5 %.)"""
     while deal.phase != OVER:
         phase = deal.phase
         seat = deal.turn
         if phase in (CHOOSE, TURNED_UP):
             extra = _take_extra(deal)
-            lets_go = (
-                MODEL_SIMPLE_TAKES
-                and seat != me
-                and extra == 0
-                and _all_partnered(deal.hands[seat])
-            )
-            if extra is None or lets_go:
+            if extra is None:
                 deal.let_go()
             else:
                 deal.take(extra)
@@ -562,7 +543,7 @@ def conquian_playout(deal: FastDeal, line: tuple[Action, ...], seat: int) -> flo
         if deal.phase == OVER:
             break
         _play_line(deal, action)
-    winner = fast_rollout(deal, seat)
+    winner = fast_rollout(deal)
     return 0.0 if winner is None else 1.0 if winner == seat else -1.0
 
 
