@@ -346,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     ply.add_argument(
         "--bots",
         metavar="LEVEL",
-        help="start the new table at once with bots of this level (simple, strong) in the "
+        help="start the new table at once with bots of this level (simple, strong, expert) in the "
         "empty seats",
     )
     ply.set_defaults(run=_play)

@@ -48,7 +48,7 @@ class Settings(BaseSettings):
         default=0.8, alias="SAHRAT_BOT_DELAY_SECONDS", description="a bot's pause before moving"
     )
     hint_level: str = Field(
-        default="strong",
+        default="expert",
         alias="SAHRAT_HINT_LEVEL",
         description="the bot level that answers a player's hint at a free table",
     )

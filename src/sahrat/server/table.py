@@ -391,8 +391,15 @@ class Table:
             self._grace.pop(seat, None)
             if self.bots_allowed:
                 # At a free table a bot plays the hand until the player is back.
-                self._set_controller(seat, self.hub.settings.bot_level, left=False)
+                self._set_controller(seat, self.bot_level, left=False)
             self.broadcast_table()
+
+    @property
+    def bot_level(self) -> str:
+        """The level of a bot that takes over a seat here: the level the table was
+        started with (its bots' own), else the server's ``SAHRAT_BOT_LEVEL``."""
+        started = next((level for level in self.bots if level is not None), None)
+        return started or self.hub.settings.bot_level
 
     @property
     def bots_allowed(self) -> bool:
@@ -511,7 +518,7 @@ class Table:
             if self.status == "playing":
                 # Leaving never redeals: at a free table a bot plays on with the same
                 # hand, at a coin table the turn timer does; the player may come back.
-                level = self.hub.settings.bot_level if self.bots_allowed else None
+                level = self.bot_level if self.bots_allowed else None
                 self._set_controller(seat, level, left=True)
                 self.broadcast_table()
                 return
@@ -900,7 +907,7 @@ class Table:
         forfeited = False
         for seat, turns in self.timer_turns.items():
             if turns >= limit and seat not in self.left and self.seats[seat] is not None:
-                level = self.hub.settings.bot_level if self.bots_allowed else None
+                level = self.bot_level if self.bots_allowed else None
                 self._set_controller(seat, level, left=True)
                 forfeited = True
         if forfeited:
@@ -1042,7 +1049,7 @@ class Table:
 
     async def _rematch(self) -> None:
         """Everyone asked: leavers' seats go to bots, and a new match is dealt."""
-        level = self.hub.settings.bot_level
+        level = self.bot_level
         for seat in sorted(self.left):
             await self.hub.store_seat(self.id, seat, None, level, False)
             self.seats[seat], self.bots[seat] = None, level
