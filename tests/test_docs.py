@@ -44,3 +44,17 @@ def test_protocol_schemas_in_the_docs_match_the_code(tmp_path: Path) -> None:
         published = DOCS / "schemas" / fresh.name
         assert published.is_file(), f"docs/schemas/{fresh.name} is missing: run sahrat schemas"
         assert published.read_text() == fresh.read_text(), f"{fresh.name}: run sahrat schemas"
+
+
+def test_bare_messages_are_their_type_alone_in_the_schemas() -> None:
+    """The server checks these messages by their keys; their pydantic models say the same."""
+    from sahrat.server import protocol
+    from sahrat.server.dispatch import BARE_MESSAGES
+
+    models = {"ping": protocol.Ping, "continue": protocol.Continue}
+    models |= {"hint": protocol.Hint, "rematch": protocol.Rematch}
+    assert set(models) == set(BARE_MESSAGES)
+    for kind, model in models.items():
+        assert list(model.model_fields) == ["type"], kind
+        assert model.model_config.get("extra") == "forbid", kind
+        model.model_validate({"type": kind})

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from .protocol import REACTIONS, Command, Continue, Hint, Ping, React, Rematch
+from .protocol import REACTIONS, Command, React
 from .table import Connection, Table, refusal
 
 
@@ -28,6 +28,22 @@ def refuse(conn: Connection, seq: int, cid: str | None, code: str, message: str)
         conn.send(error_message(seq, code, message))
 
 
+# Messages that are their type alone (their schemas in protocol.py: Ping, Continue,
+# Hint, Rematch), and what each does.
+BARE_MESSAGES = ("ping", "continue", "hint", "rematch")
+
+
+async def _bare(table: Table, conn: Connection, kind: str) -> None:
+    if kind == "ping":
+        conn.send({"type": "pong", "seq": table.seq, "payload": {}})
+    elif kind == "continue":
+        table.continue_play(conn)
+    elif kind == "hint":
+        await table.hint(conn)
+    else:
+        await table.ask_rematch(conn)
+
+
 async def handle_text(table: Table, conn: Connection, text: str) -> None:
     try:
         # orjson bounds nesting and numbers and refuses lone surrogates, so no message
@@ -37,37 +53,12 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
         conn.send(error_message(table.seq, "bad_json", f"not JSON: {error}"))
         return
     kind = data.get("type") if isinstance(data, dict) else None
-    if kind == "ping":
-        try:
-            Ping.model_validate(data)
-        except ValidationError:  # its schema allows nothing but its type
-            conn.send(error_message(table.seq, "bad_message", 'a ping is {"type": "ping"} only'))
+    if kind in BARE_MESSAGES:
+        # A message that is its type alone: anything more is refused, as its schema says.
+        if set(data) != {"type"}:
+            conn.send(error_message(table.seq, "bad_message", f'{kind} is {{"type": "{kind}"}}'))
             return
-        conn.send({"type": "pong", "seq": table.seq, "payload": {}})
-        return
-    if kind == "hint":
-        try:
-            Hint.model_validate(data)
-        except ValidationError:
-            conn.send(error_message(table.seq, "bad_message", 'a hint is {"type": "hint"}'))
-            return
-        await table.hint(conn)
-        return
-    if kind == "rematch":
-        try:
-            Rematch.model_validate(data)
-        except ValidationError:
-            conn.send(error_message(table.seq, "bad_message", 'rematch is {"type": "rematch"}'))
-            return
-        await table.ask_rematch(conn)
-        return
-    if kind == "continue":
-        try:
-            Continue.model_validate(data)
-        except ValidationError:
-            conn.send(error_message(table.seq, "bad_message", 'continue is {"type": "continue"}'))
-            return
-        table.continue_play(conn)
+        await _bare(table, conn, kind)
         return
     if kind == "react":
         try:
