@@ -24,14 +24,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import shutil
 import signal
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,8 +35,9 @@ from typing import Any
 
 import httpx
 
+from local_server import LocalServer
+
 SRC = Path(__file__).resolve().parent.parent / "src"
-READY_SECONDS = 120.0  # a loaded machine starts slowly
 QUIET_SECONDS = 2.0
 POLL_SECONDS = 0.05
 FLOOD_LIMIT_SECONDS = 300.0  # a flood that takes longer than this is a failed run
@@ -68,59 +64,6 @@ SCENARIOS = {
 
 
 # --- the server ---------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Server:
-    """``sahrat serve`` from ``src`` on a fresh SQLite database; stop() cleans up."""
-
-    def __init__(self, src: Path, env: dict[str, str]) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="sahrat_bench_"))
-        self.port = _free_port()
-        base = {k: v for k, v in os.environ.items() if not k.startswith("SAHRAT_")}
-        base.update(
-            DATABASE_URL=f"sqlite+aiosqlite:///{self.folder / 'sahrat.db'}",
-            PYTHONPATH=str(src),
-            **env,
-        )
-        cmd = [sys.executable, "-m", "sahrat.cli", "serve", "--host", "127.0.0.1"]
-        cmd += ["--port", str(self.port)]
-        with open(self.folder / "server.log", "wb") as log:
-            self.proc = subprocess.Popen(
-                cmd, env=base, cwd=src.parent, stdout=log, stderr=subprocess.STDOUT
-            )
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_SECONDS
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.log_tail()}")
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError("the server did not become ready")
-
-    def log_tail(self) -> str:
-        return (self.folder / "server.log").read_text(errors="replace")[-2000:]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 # --- one run -------------------------------------------------------------------------------
@@ -220,7 +163,7 @@ def _summary(samples: list[float]) -> dict[str, float]:
 
 
 def run_once(src: Path, scenario: Scenario, logins: int, batch: int) -> dict[str, Any]:
-    server = Server(src, scenario.env)
+    server = LocalServer(src, scenario.env)
     try:
         server.wait_ready()
         return asyncio.run(_measure(server.url, scenario, logins, batch))
