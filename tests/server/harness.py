@@ -478,6 +478,30 @@ async def play(
         assert moves <= max_steps, "the match does not end"
 
 
+async def play_seat(
+    client: WireClient,
+    game: str,
+    *,
+    raced: Iterable[str] = ("stale", "round_break"),
+    timeout: float = WAIT_SECONDS,
+) -> None:
+    """Play one seat with the simple player until the match is over, among bots or
+    timers that may move first (then the reply is one of ``raced``: nothing applied)."""
+    engine, player = engine_and_player(game)
+    while True:
+        await client.wait_until(
+            lambda: client.view is not None and (client.view["match_over"] or client.may_move),
+            timeout=timeout,
+        )
+        view = client.view
+        assert view is not None
+        if view["match_over"]:
+            return
+        reply = await client.command(wire_action(engine, player(view)))
+        error = reply["payload"].get("error")
+        assert reply["payload"]["ok"] or error["code"] in raced, reply
+
+
 def assert_seqs_consecutive(client: WireClient) -> None:
     """Updates carry seq+1 each, from the snapshot's seq; replies never run ahead."""
     expected: int | None = None

@@ -24,9 +24,8 @@ from .harness import (
     ServerProcess,
     WireClient,
     auth_headers,
-    engine_and_player,
     make_admin,
-    wire_action,
+    play_seat,
 )
 
 STAKE = 10
@@ -58,22 +57,7 @@ async def _finished(api: Api, table_id: int, timeout: float) -> dict[str, Any]:
 
 async def _play_seat(client: WireClient, game: str) -> None:
     """One seat played by the simple player until the match is over."""
-    engine, player = engine_and_player(game)
-    while True:
-        await client.wait_until(
-            lambda: (
-                client.view is not None
-                and (client.view["match_over"] or client.view["turn"] == client.seat)
-            ),
-            timeout=120,
-        )
-        view = client.view
-        assert view is not None
-        if view["match_over"]:
-            return
-        reply = await client.command(wire_action(engine, player(view)))
-        error = reply["payload"].get("error")
-        assert reply["payload"].get("ok") or error["code"] in RACED, reply
+    await play_seat(client, game, raced=RACED, timeout=120)
 
 
 async def _abandoned_match(

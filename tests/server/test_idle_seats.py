@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from .harness import Api, ServerProcess, WireClient, auth_headers, engine_and_player, wire_action
+from .harness import Api, ServerProcess, WireClient, auth_headers, play_seat
 
 
 async def _balance(api: Api, token: str) -> int:
@@ -72,7 +72,6 @@ async def _played_and_forfeited(server: ServerProcess) -> None:
         before = await _balance(api, token)
         table_id = await _start_with_bots(api, token, "konkan", {"players": 2, "rounds": 1})
         me = await WireClient.connect(server, table_id, token, name="me")
-        engine, player = engine_and_player("konkan")
 
         def my_seat() -> dict[str, Any] | None:
             tables = [m for m in me.messages if m["type"] == "table"]
@@ -85,18 +84,7 @@ async def _played_and_forfeited(server: ServerProcess) -> None:
         # Any command of mine takes the seat back; then I play the match to its end.
         await me.command({"type": "discard", "card": "2C"})
         await me.wait_until(lambda: bool((seat := my_seat()) and not seat["left"]))
-        while True:
-            await me.wait_until(
-                lambda: me.view is not None and (me.may_move or me.view["match_over"])
-            )
-            assert me.view is not None
-            if me.view["match_over"]:
-                break
-            reply = await me.command(wire_action(engine, player(me.view)))
-            assert reply["payload"]["ok"] or reply["payload"]["error"]["code"] in (
-                "stale",
-                "round_break",
-            ), reply
+        await play_seat(me, "konkan")
         await _finished(api, table_id)
         assert await _balance(api, token) == before + 10  # I came back and played it out
     finally:

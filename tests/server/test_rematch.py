@@ -12,10 +12,9 @@ from .harness import (
     ServerProcess,
     WireClient,
     auth_headers,
-    engine_and_player,
     play,
+    play_seat,
     seated_table,
-    wire_action,
 )
 
 MODULE_SERVER_ENV = {"SAHRAT_BOT_DELAY_SECONDS": "0"}
@@ -85,17 +84,7 @@ async def _with_bots(server: ServerProcess) -> None:
     assert response.status_code == 200, response.text
     me = await WireClient.connect(server, table_id, token, name="me")
     try:
-        engine, player = engine_and_player("conquian")
-        while True:
-            await me.wait_until(lambda: bool(me.view and (me.view["match_over"] or me.may_move)))
-            assert me.view is not None
-            if me.view["match_over"]:
-                break
-            reply = await me.command(wire_action(engine, player(me.view)))
-            assert reply["payload"]["ok"] or reply["payload"]["error"]["code"] in (
-                "stale",
-                "round_break",
-            )
+        await play_seat(me, "conquian")
         await me.send({"type": "rematch"})  # the bot agrees at once
         await me.wait_until(lambda: me.view is not None and not me.view["match_over"])
     finally:
