@@ -116,16 +116,22 @@ def test_lobby_languages_and_screenshots(new_page: Any) -> None:
     screenshot(page, "lobby-en-desktop")
 
 
-def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
-    host = new_page("ar")
+def conquian_for_two(host: Any, other: Any, options: dict[str, int]) -> int:
+    """Two guests, ``host`` opening a Conquian table and ``other`` joining it from the
+    lobby; returns the table's id once both pages show the deal."""
     guest(host)
-    table = create_table(host, "conquian", {"wins_needed": 1})
-    other = new_page("en")
+    table = create_table(host, "conquian", options)
     guest(other)
     other.click(f'[data-table="{table}"] .join')
     other.wait_for_url(re.compile(rf"#/t/{table}$"))
     for page in (host, other):
         page.wait_for_function("() => !!window.sahrat?.view")
+    return table
+
+
+def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
+    host, other = new_page("ar"), new_page("en")
+    conquian_for_two(host, other, {"wins_needed": 1})
     assert host.locator("#hand [data-card]").count() == 10
     shots: set[str] = set()
 

@@ -3,7 +3,6 @@ nobody can move and no turn clock runs; it ends when both players press "continu
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
@@ -19,7 +18,7 @@ from .helpers import (
     state,
     wait_seq_after,
 )
-from .test_client import create_table, guest
+from .test_client import conquian_for_two
 
 
 def _round_break(page: Any) -> Any:
@@ -27,15 +26,8 @@ def _round_break(page: Any) -> Any:
 
 
 def test_the_next_deal_waits_for_both_players(new_page: Any) -> None:
-    host = new_page("ar", PHONE)
-    guest(host)
-    table = create_table(host, "conquian", {"wins_needed": 3})
-    other = new_page("en")
-    guest(other)
-    other.click(f'[data-table="{table}"] .join')
-    other.wait_for_url(re.compile(rf"#/t/{table}$"))
-    for page in (host, other):
-        page.wait_for_function("() => !!window.sahrat?.view")
+    host, other = new_page("ar", PHONE), new_page("en")
+    conquian_for_two(host, other, {"wins_needed": 3})
     # Play the first deal by clicks until it ends (its summary opens with the break).
     end = time.monotonic() + 90
     while not any(_round_break(page) for page in (host, other)):
