@@ -706,6 +706,11 @@ async def legal_move(table: FuzzTable, tally: Tally, fuzzer: Fuzzer) -> bool:
     conn = actor(table)
     if conn is None:
         return False
+    # A round that just ended holds play until everyone continued (the clients do at once).
+    await conn.client.wait_until(lambda c=conn: c.client.round_break is None)
+    conn = actor(table)
+    if conn is None:
+        return False
     engine, player = engine_and_player(table.game)
     assert conn.client.view is not None
     cid = f"legal-{fuzzer.cid()}"
