@@ -1,26 +1,62 @@
 """The production topology of docker-compose.yml: PostgreSQL, Redis, migrations run
-once, two server processes sharing both, and nginx in front of both. Docker does not
-run here; the compose file is checked by ``docker compose config`` (or the older
-``docker-compose config``) where one is installed, and its shape is checked always."""
+once, two server processes sharing both, and nginx in front of both.
+
+Docker does not run here. The file is validated against the Compose specification's
+JSON schema always (the copy check-jsonschema ships, with its licence, as
+``--builtin-schema vendor.compose-spec``), and also by ``docker compose config`` (or
+the older ``docker-compose config``) where one is installed. Nothing here skips."""
 
 from __future__ import annotations
 
+import copy
+import json
+import os
 import re
 import shutil
 import subprocess
+import sys
+from collections.abc import Callable
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+COMPOSE = REPO / "docker-compose.yml"
+DOCKERFILE = REPO / "Dockerfile"
 
 
 def _compose() -> dict[str, Any]:
-    data = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+    data = yaml.safe_load(COMPOSE.read_text())
     assert isinstance(data, dict)
     return data
+
+
+@cache
+def _schema() -> dict[str, Any]:
+    text = (
+        resources.files("check_jsonschema.builtin_schemas.vendor")
+        .joinpath("compose-spec.json")
+        .read_text(encoding="utf-8")
+    )
+    schema = json.loads(text)
+    assert schema["title"] == "Compose Specification"
+    return dict(schema)
+
+
+def _schema_errors(document: dict[str, Any]) -> list[str]:
+    schema = _schema()
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+    return [
+        f"{'/'.join(map(str, error.absolute_path))}: {error.message}"
+        for error in validator.iter_errors(document)
+    ]
 
 
 def test_two_server_processes_share_postgres_and_redis() -> None:
@@ -52,6 +88,93 @@ def test_the_load_balancer_sends_to_every_server_process() -> None:
     assert mounted.startswith("./deploy/nginx.conf:")
 
 
+# -- no default password ------------------------------------------------------------
+
+PASSWORD_USE = re.compile(r"\$\{POSTGRES_PASSWORD([^}]*)\}")
+
+
+def test_nothing_starts_without_a_database_password() -> None:
+    text = COMPOSE.read_text()
+    uses = PASSWORD_USE.findall(text)
+    # the database itself, the migrations and the apps (one anchor shared by both)
+    assert len(uses) == 3, uses
+    for modifier in uses:
+        # ${VAR:?message}: compose refuses to start when VAR is unset or empty
+        assert modifier.startswith(":?"), f"${{POSTGRES_PASSWORD{modifier}}} has a fallback"
+        assert modifier[2:].strip(), "the refusal says what is missing"
+    # no other spelling of it ($POSTGRES_PASSWORD without braces takes no check)
+    assert "$POSTGRES_PASSWORD" not in text
+    services = _compose()["services"]
+    password = services["postgres"]["environment"]["POSTGRES_PASSWORD"]
+    assert PASSWORD_USE.fullmatch(password)
+    for name, service in services.items():
+        url = service.get("environment", {}).get("DATABASE_URL")
+        if url is not None:
+            assert f":{password}@postgres:5432/" in url, name
+
+
+# -- health checks and start order --------------------------------------------------
+
+
+def _healthcheck(service: dict[str, Any]) -> list[str]:
+    check = service.get("healthcheck")
+    assert check is not None and not check.get("disable", False)
+    test = check["test"]
+    assert isinstance(test, list) and test[0] in ("CMD", "CMD-SHELL")
+    return [str(part) for part in test]
+
+
+def test_postgres_and_redis_report_their_health() -> None:
+    services = _compose()["services"]
+    assert "pg_isready" in " ".join(_healthcheck(services["postgres"]))
+    assert _healthcheck(services["redis"])[1:] == ["redis-cli", "ping"]
+
+
+def test_the_apps_report_readiness_with_a_command_their_image_has() -> None:
+    services = _compose()["services"]
+    apps = [s for name, s in services.items() if name.startswith("app")]
+    dockerfile = DOCKERFILE.read_text()
+    base = re.search(r"^FROM (\S+)", dockerfile, re.M)
+    # a python image without curl or wget: the check is Python's own urllib
+    assert base is not None and base.group(1).startswith("python:")
+    assert not re.search(r"apt-get install[^\n]*\b(curl|wget)\b", dockerfile)
+    for app in apps:
+        assert app["build"] == "." and app["image"] == services["migrate"]["image"]
+        test = _healthcheck(app)
+        assert test[:3] == ["CMD", "python", "-c"], test
+        program = test[3]
+        compile(program, "healthcheck", "exec")  # valid Python
+        assert "http://127.0.0.1:8000/readyz" in program
+        assert "urllib.request" in program
+
+
+def _waits_for(service: dict[str, Any]) -> dict[str, str]:
+    depends = service.get("depends_on", {})
+    assert isinstance(depends, dict), "depends_on lists conditions, not bare names"
+    return {name: spec["condition"] for name, spec in depends.items()}
+
+
+def test_each_service_starts_after_what_it_needs_is_healthy() -> None:
+    services = _compose()["services"]
+    apps = sorted(name for name in services if name.startswith("app"))
+    for name in apps:
+        assert _waits_for(services[name]) == {
+            "postgres": "service_healthy",
+            "redis": "service_healthy",
+            "migrate": "service_completed_successfully",
+        }
+    assert _waits_for(services["migrate"]) == {"postgres": "service_healthy"}
+    assert _waits_for(services["proxy"]) == dict.fromkeys(apps, "service_healthy")
+    # every service waited for as healthy has a health check
+    for service in services.values():
+        for needed, condition in _waits_for(service).items():
+            if condition == "service_healthy":
+                _healthcheck(services[needed])
+
+
+# -- the Compose specification --------------------------------------------------------
+
+
 def _compose_command() -> list[str] | None:
     docker = shutil.which("docker")
     if docker is not None:
@@ -62,15 +185,82 @@ def _compose_command() -> list[str] | None:
     return [legacy] if legacy is not None else None
 
 
-def test_compose_config_accepts_the_file() -> None:
+SCHEMA_NAME = "vendor.compose-spec"
+CHECK_JSONSCHEMA = [sys.executable, "-m", "check_jsonschema", "--builtin-schema", SCHEMA_NAME]
+
+
+def _check_jsonschema(path: Path) -> subprocess.CompletedProcess[str]:
+    """The check-jsonschema command on a file, with its copy of the Compose schema."""
+    return subprocess.run(
+        [*CHECK_JSONSCHEMA, str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_compose_config_accepts_the_file(tmp_path: Path) -> None:
+    assert _schema_errors(_compose()) == []
+    result = _check_jsonschema(COMPOSE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok -- validation done" in result.stdout
     command = _compose_command()
     if command is None:
-        pytest.skip("neither `docker compose` nor `docker-compose` is installed")
+        return  # no compose tool here: the schema above is the check
+    env = {key: value for key, value in os.environ.items() if key != "POSTGRES_PASSWORD"}
+    no_env_file = tmp_path / "empty.env"  # not a .env that may lie beside the file
+    no_env_file.write_text("")
+    config = [*command, "--env-file", str(no_env_file), "-f", str(COMPOSE), "config", "--quiet"]
+    result = subprocess.run(config, capture_output=True, text=True, check=False, cwd=REPO, env=env)
+    assert result.returncode != 0, "compose started without POSTGRES_PASSWORD"
+    assert "POSTGRES_PASSWORD" in result.stderr
     result = subprocess.run(
-        [*command, "-f", str(REPO / "docker-compose.yml"), "config", "--quiet"],
+        config,
         capture_output=True,
         text=True,
         check=False,
         cwd=REPO,
+        env={**env, "POSTGRES_PASSWORD": "test-only"},
     )
     assert result.returncode == 0, result.stderr
+
+
+def _set(path: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def mutate(document: dict[str, Any]) -> None:
+        *parents, last = path.split("/")
+        node: Any = document
+        for key in parents:
+            node = node[key]
+        node[last] = value
+
+    return mutate
+
+
+BREAKAGES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "misspelt service key": _set("services/app1/healthchek", {"test": ["CMD", "true"]}),
+    "unknown depends_on condition": _set(
+        "services/proxy/depends_on/app1", {"condition": "service_ready"}
+    ),
+    "health check test not a list or string": _set("services/redis/healthcheck/test", 7),
+    "ports not a list": _set("services/proxy/ports", {"8080": 80}),
+    "restart not a string": _set("services/app2/restart", ["always"]),
+    "services not a mapping": _set("services", ["postgres", "redis"]),
+}
+
+
+@pytest.mark.parametrize("breakage", sorted(BREAKAGES))
+def test_the_schema_refuses_a_broken_compose_file(breakage: str) -> None:
+    broken = copy.deepcopy(_compose())
+    BREAKAGES[breakage](broken)
+    assert _schema_errors(broken), f"{breakage}: accepted"
+
+
+def test_check_jsonschema_fails_on_a_broken_compose_file(tmp_path: Path) -> None:
+    text = COMPOSE.read_text()
+    broken = text.replace("    healthcheck:\n      test: [", "    healthchek:\n      test: [", 1)
+    assert broken != text
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(broken)
+    result = _check_jsonschema(path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "healthchek" in result.stdout + result.stderr

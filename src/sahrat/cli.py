@@ -27,7 +27,8 @@ def _simulate(args: argparse.Namespace) -> int:
         args.seed,
         players=args.players,
         check=not args.no_check,
-        progress=(not args.json and sys.stderr.isatty()) or args.progress,
+        # a bar on stderr (stdout, --json or not, stays the summary alone)
+        progress=sys.stderr.isatty() if args.progress is None else args.progress,
     )
     data = summary.to_json()
     if args.json:
@@ -186,7 +187,9 @@ def write_schemas(out: Path) -> list[Path]:
         text = json.dumps(model.model_json_schema(), indent=2, sort_keys=True, ensure_ascii=False)
         path.write_text(text + "\n", encoding="utf-8")
         written.append(path)
-    return written
+    from sahrat import wire_schemas  # each game's views, events, actions and messages
+
+    return written + wire_schemas.write(out)
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -284,7 +287,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--matches", type=int, default=10)
     sim.add_argument("--seed", default="1")
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
-    sim.add_argument("--progress", action="store_true", help="show a progress bar")
+    sim.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a progress bar on stderr (default: when stderr is a terminal)",
+    )
     sim.add_argument("--no-check", action="store_true", help="skip the invariant checks")
     sim.set_defaults(run=_simulate)
 

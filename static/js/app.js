@@ -1,13 +1,30 @@
 // Entry point: loads the catalogues, draws the header and routes by the URL hash
 // (#/ lobby, #/t/<id> a table, #/m/<id> a finished match's replay).
+// The lobby is all this file imports statically: a table's and a replay's modules
+// (and the game modules they bring) are fetched when one is opened.
 import { h, mount, $, toast } from "./dom.js";
 import { loadCatalogues, t, getLang, setLang, onLangChange, errorText } from "./i18n.js";
 import { session, api, ensureUser, rememberTable } from "./api.js";
 import { showLobby } from "./lobby.js";
-import { showTable } from "./table.js";
-import { showReplay } from "./replay.js";
 
 let screen = null;  // the current screen: {close(), rerender()}
+let routing = 0;  // counts routes: a module that arrives after the reader moved on is not shown
+
+// Each screen's module, fetched once, when first needed.
+const loaders = { table: () => import("./table.js"), replay: () => import("./replay.js") };
+const loading = {};
+const load = (name) => (loading[name] ||= loaders[name]().catch((error) => { delete loading[name]; throw error; }));
+
+// A module that cannot be fetched is most likely one of a version the server no longer
+// has (a new one was deployed while this page was open): then reload into the new one.
+async function moduleFailed(error) {
+  const version = new URL(import.meta.url).pathname.split("/")[2] || "";
+  try {
+    const page = await (await fetch("/", { cache: "no-store" })).text();
+    if (version && !page.includes(`/static/${version}/`)) { location.reload(); return; }
+  } catch { /* unreachable: say so below */ }
+  toast(errorText({ code: "unknown", message: String(error?.message || error) }), "error");
+}
 
 function header() {
   const user = session.user;
@@ -31,7 +48,8 @@ function header() {
     }, h("span.suit-s", "♠"), h("span.suit-h", "♥"), h("span.suit-d", "♦"), h("span.suit-c", "♣")),
     h("button.lang", {
       type: "button", id: "lang-toggle", lang: getLang() === "ar" ? "en" : "ar",
-      onclick: () => setLang(getLang() === "ar" ? "en" : "ar"),
+      // The other language's catalogue is fetched on the first switch.
+      onclick: () => setLang(getLang() === "ar" ? "en" : "ar").catch(moduleFailed),
     }, t("app.other_language")),
   );
 }
@@ -47,9 +65,14 @@ function route() {
   const invite = location.hash.match(/^#\/i\/([\w-]+)$/)?.[1];
   if (invite) { joinByInvite(invite); return; }
   const [, kind, id] = location.hash.match(/^#\/(t|m)\/(\d+)/) || [];
-  if (kind === "t") screen = showTable(main, Number(id), { onUser: header });
-  else if (kind === "m") screen = showReplay(main, Number(id));
-  else {
+  const ticket = ++routing;
+  if (kind === "t" || kind === "m") {
+    mount(main, h("p.loading", "…"));
+    load(kind === "t" ? "table" : "replay").then((module) => {
+      if (ticket !== routing) return;  // another route since: this one is gone
+      screen = kind === "t" ? module.showTable(main, Number(id), { onUser: header }) : module.showReplay(main, Number(id));
+    }, (error) => { if (ticket === routing) moduleFailed(error); });
+  } else {
     sessionStorage.removeItem("sahrat.table");
     screen = showLobby(main, { onUser: header });
   }
@@ -69,10 +92,13 @@ async function joinByInvite(code) {
   }
 }
 
-await loadCatalogues();
 // A reload of a bare address while a table was open returns to that table.
 const kept = sessionStorage.getItem("sahrat.table");
 if ((!location.hash || location.hash === "#/") && kept && session.token) location.hash = `#/t/${kept}`;
+// Opening straight onto a table or a replay: fetch its module while the catalogue comes.
+if (/^#\/t\//.test(location.hash)) load("table").catch(() => {});
+else if (/^#\/m\//.test(location.hash)) load("replay").catch(() => {});
+await loadCatalogues();
 window.addEventListener("hashchange", route);
 // A language switch redraws in place: a table keeps its socket and local choices.
 onLangChange(() => { header(); if (screen?.rerender) screen.rerender(); else route(); });

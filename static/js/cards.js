@@ -1,6 +1,6 @@
 // Cards as the server writes them: rank+suit ("7H", "TS", "AD"), a trailing
 // apostrophe for Konkan's second deck ("7H'"), "JK"/"JK'" for jokers.
-import { h } from "./dom.js";
+import { h, v } from "./dom.js";
 
 export const SUITS = ["S", "H", "D", "C"];
 const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -19,17 +19,22 @@ export function parse(text) {
 }
 
 /** A card element; `data-card` carries the exact id (tests and clicks use it). */
-export function cardEl(text, { small = false, selected = false, onclick, extra, tag = onclick ? "button" : "span", extraClass = "" } = {}) {
+export function cardEl(text, opts = {}) { return makeCard(h, text, opts); }
+
+/** The same card as a vnode for a patched view, keyed by its id: redrawn, it stays the same element. */
+export function cardV(text, opts = {}) { return makeCard(v, text, { ...opts, key: text }); }
+
+function makeCard(make, text, { small = false, selected = false, onclick, extra, tag = onclick ? "button" : "span", extraClass = "", key } = {}) {
   const c = parse(text);
   const cls = ["card", small ? "small" : "", selected ? "selected" : "", c.joker ? "joker" : `s${c.suit}`, extraClass]
     .filter(Boolean).join(" ");
   const body = c.joker
-    ? [h("span.rank", "★"), h("span.suit", "JK")]
-    : [h("span.rank", RANK_SHOWN[c.rank] || c.rank), h("span.suit", SUIT_SYMBOL[c.suit])];
+    ? [make("span.rank", "★"), make("span.suit", "JK")]
+    : [make("span.rank", RANK_SHOWN[c.rank] || c.rank), make("span.suit", SUIT_SYMBOL[c.suit])];
   // A card inside another control (a table meld, a proposal) is a picture, not a button.
-  if (tag !== "button") return h(tag, { class: cls, dataset: { card: text }, role: "img", "aria-label": label(text) }, body, extra);
-  return h("button", {
-    class: cls, type: "button", dataset: { card: text }, onclick,
+  if (tag !== "button") return make(tag, { key, class: cls, dataset: { card: text }, role: "img", "aria-label": label(text) }, body, extra);
+  return make("button", {
+    key, class: cls, type: "button", dataset: { card: text }, onclick,
     "aria-pressed": selected ? "true" : "false", "aria-label": label(text),
   }, body, extra);
 }

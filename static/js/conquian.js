@@ -2,10 +2,12 @@
 // the force question, the discard, and the take editor. A take sends my WHOLE
 // new arrangement, so the editor starts from my melds plus the face-up card and
 // lets me move cards between groups and add hand cards.
-import { h } from "./dom.js";
+// `h` here is dom.js's `v`: these views are patched in place (Preact), not rebuilt.
+import { v as h } from "./dom.js";
 import { t } from "./i18n.js";
-import { cardEl, conquianMeldOk, conquianSort, label } from "./cards.js";
-import { fairnessBlock, noteCommitment } from "./fairness.js";
+import { cardV, conquianMeldOk, conquianSort, label } from "./cards.js";
+import { noteCommitment } from "./fairness.js";
+import { fairOf } from "./konkan.js";
 
 export function renderConquian(ctx) {
   const { st } = ctx;
@@ -21,14 +23,14 @@ export function renderConquian(ctx) {
   if (!myTurn || !["choose", "turned_up", "forced"].includes(v.phase)) ui.editor = null;
 
   const meldsOf = (seat) => h("div.meld-row", { dataset: { owner: seat } },
-    v.melds[seat].length ? v.melds[seat].map((m) => h("div.table-meld", m.map((c) => cardEl(c, { small: true }))))
+    v.melds[seat].length ? v.melds[seat].map((m) => h("div.table-meld", { key: m.join() }, m.map((c) => cardV(c, { small: true }))))
       : h("span.muted", t("conquian.no_melds")));
 
   const faceUp = h("section.piles",
     h("div.pile", { id: "stock" }, h("div.card.back", h("span.count", v.stock_count)),
       h("span.pile-label", t("konkan.stock"), " · ", v.stock_count)),
     h("div.pile", { id: "face-up" },
-      v.face_up ? cardEl(v.face_up) : h("div.card.empty", "—"),
+      v.face_up ? cardV(v.face_up) : h("div.card.empty", "—"),
       h("span.pile-label", v.face_up ? t(`conquian.how_${v.face_up_how}`, { who: ctx.nameOf(v.face_up_from) }) : t("conquian.no_face_up"))),
     h("div.pile", h("div.card.back.dead", h("span.count", v.dead_count)), h("span.pile-label", t("conquian.dead"), " · ", v.dead_count)),
   );
@@ -36,7 +38,7 @@ export function renderConquian(ctx) {
   const parts = [];
   const seats = me === null ? [0, 1] : [other, me];
   parts.push(h("section.melds", { id: "table-melds" },
-    seats.map((s) => h("div.meld-group", h("span.owner", ctx.nameOf(s)), meldsOf(s)))));
+    seats.map((s) => h("div.meld-group", { key: s }, h("span.owner", ctx.nameOf(s)), meldsOf(s)))));
   parts.push(faceUp);
   if (me === null) { parts.push(h("p.muted", t("table.watching"))); return h("div.conquian", parts); }
   if (ui.editor) parts.push(editor(ctx, ui, v));
@@ -78,7 +80,7 @@ function controls(ctx, ui, v, myTurn) {
 function handRow(ctx, ui, hand, selectable) {
   return h("section.hand-area",
     h("div.row.hand-tools", h("span.muted", t("konkan.my_hand", { n: hand.length }))),
-    h("div.hand", { id: "hand" }, hand.map((c) => cardEl(c, {
+    h("div.hand", { id: "hand" }, hand.map((c) => cardV(c, {
       selected: ui.selected.includes(c),
       onclick: () => {
         if (!selectable) return;
@@ -121,8 +123,8 @@ function editor(ctx, ui, v) {
   return h("section.editor", { id: "take-editor" },
     h("h3", t("conquian.arrange", { card: label(v.face_up) })),
     h("p.muted", t("conquian.arrange_help")),
-    h("div.groups", ed.groups.map((g, i) => h("div", { class: `group ${conquianMeldOk(g) ? "ok" : "bad"}`, dataset: { group: i } },
-      h("div.group-cards", conquianSort(g).map((c) => cardEl(c, { small: true, selected: ed.selected.includes(c), onclick: () => toggle(c) }))),
+    h("div.groups", ed.groups.map((g, i) => h("div", { key: i, class: `group ${conquianMeldOk(g) ? "ok" : "bad"}`, dataset: { group: i } },
+      h("div.group-cards", conquianSort(g).map((c) => cardV(c, { small: true, selected: ed.selected.includes(c), onclick: () => toggle(c) }))),
       h("button.link", { type: "button", class: "move-here", disabled: !ed.selected.length, onclick: () => moveTo(i) }, t("conquian.move_here")),
       conquianMeldOk(g) ? null : h("span.bad", t("conquian.not_a_meld"))))),
     h("div.row",
@@ -133,7 +135,7 @@ function editor(ctx, ui, v) {
         disabled: !ed.selected.length || !ed.selected.every((c) => fromHand.has(c)),
         onclick: () => { take(ed.selected); ed.groups = ed.groups.filter((g) => g.length); ed.selected = []; ctx.redraw(); },
       }, t("conquian.back_to_hand"))),
-    h("div.hand", { id: "editor-hand" }, hand.map((c) => cardEl(c, { selected: ed.selected.includes(c), onclick: () => toggle(c) }))),
+    h("div.hand", { id: "editor-hand" }, hand.map((c) => cardV(c, { selected: ed.selected.includes(c), onclick: () => toggle(c) }))),
     h("p", { id: "laid-count", class: laid === 11 ? "ok" : "" }, t("conquian.laid_count", { n: laid })),
     h("div.row.actions",
       h("button.primary", {
@@ -166,5 +168,5 @@ export function conquianSummary(ev, nameOf) {
   return h("div.summary",
     h("p.lead", ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", { who: nameOf(ev.winner) })),
     ev.totals ? h("p", scores(ev.totals, nameOf)) : null,
-    fairnessBlock(ev));
+    fairOf(ev));
 }

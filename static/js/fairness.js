@@ -109,6 +109,17 @@ export function noteCommitment(st) {
   if (v?.round_commitment) shown.set(`${match}:${v.round ?? v.deal}`, v.round_commitment);
 }
 
+// The technical words of a phrase ({sha}, {https}, {cmd} in the catalogues), each in a
+// left-to-right isolate: inside an Arabic sentence "SHA-256" would otherwise read
+// "256-SHA" and carry the parentheses around it to the wrong side.
+const TERMS = { sha: "SHA-256", https: "HTTPS", cmd: "sahrat verify" };
+
+export function phrase(key) {
+  return t(key).split(/\{(\w+)\}/).map((part, i) => (i % 2
+    ? h(part === "cmd" ? "code.term" : "bdi.term", { dir: "ltr", lang: "en" }, TERMS[part] ?? part)
+    : part));
+}
+
 async function sha256Hex(text) {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -138,7 +149,7 @@ export function fairnessBlock(ev) {
   const atDeal = shown.get(`${match}:${ev.round ?? ev.deal}`);
   const status = h("span.fair-status", { id: "fair-status", role: "status" }, t("fair.checking"));
   if (!globalThis.crypto?.subtle) {
-    status.textContent = t("fair.unavailable");
+    status.replaceChildren(...phrase("fair.unavailable"));
   } else {
     const round = `${match}:${ev.round ?? ev.deal}`;
     let pending = checked.get(round);
@@ -150,7 +161,7 @@ export function fairnessBlock(ev) {
       });
     }
     pending.then(({ ok, key }) => {
-      status.textContent = t(key);
+      status.replaceChildren(...phrase(key));
       status.dataset.result = ok ? "verified" : "mismatch";
     });
   }

@@ -1,21 +1,37 @@
 // One message catalogue per language (static/i18n/<lang>.json). Arabic first,
-// English one click away; the choice is kept in localStorage.
+// English one click away; the choice is kept in localStorage. Only the language
+// shown is fetched; the other one when the reader switches to it.
 
 const catalogues = {};
-let lang = localStorage.getItem("sahrat.lang") || "ar";
+let lang = localStorage.getItem("sahrat.lang") === "en" ? "en" : "ar";
 const listeners = [];
+const fetching = {};
+
+// Beside this module (../i18n/ of the same versioned folder): cached with it.
+const catalogueUrl = (code) => new URL(`../i18n/${code}.json`, import.meta.url);
+
+function fetchCatalogue(code) {
+  fetching[code] ||= fetch(catalogueUrl(code)).then((res) => {
+    if (!res.ok) throw new Error(`${res.status} ${res.url}`);
+    return res.json();
+  }).then((catalogue) => { catalogues[code] = catalogue; }, (error) => {
+    delete fetching[code];
+    throw error;
+  });
+  return fetching[code];
+}
 
 export async function loadCatalogues() {
-  await Promise.all(["ar", "en"].map(async (code) => {
-    const res = await fetch(`i18n/${code}.json`);
-    catalogues[code] = await res.json();
-  }));
+  await fetchCatalogue(lang);
   applyLang();
 }
 
 export const getLang = () => lang;
 
-export function setLang(code) {
+/** Switch to `code`, fetching its catalogue first if need be; the page changes (and
+ * the listeners run) only once it is there. */
+export async function setLang(code) {
+  await fetchCatalogue(code);
   lang = code;
   localStorage.setItem("sahrat.lang", code);
   applyLang();

@@ -2,9 +2,10 @@
 // (the opening is one action), lay-offs and joker swaps by tapping a table meld,
 // the stock, the discard pile (taking it carries the melds that use it), the
 // opening total against the threshold, and the commitment in the last round.
-import { h } from "./dom.js";
+// `h` here is dom.js's `v`: these views are patched in place (Preact), not rebuilt.
+import { v as h } from "./dom.js";
 import { t } from "./i18n.js";
-import { cardEl, konkanMeld, parse, label, sortBySuit } from "./cards.js";
+import { cardV, konkanMeld, parse, label, sortBySuit } from "./cards.js";
 import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard, isJoker } from "./hand.js";
 import { discardProposals, meldGroups, fittingMelds } from "./melds.js";
 import { fairnessBlock, noteCommitment } from "./fairness.js";
@@ -51,6 +52,14 @@ function stagedCards(ui) {
 export function openingTarget(v) {
   const base = v.options.threshold;
   return v.options.escalating_opening && v.last_opening ? Math.max(base, v.last_opening + 1) : base;
+}
+
+// The hand row is the same element from one drawing to the next: its drag listeners are
+// added once, and each drop goes to the drawing's latest handler.
+function dragHere(el, onDrop) {
+  if (!el) return;
+  el.sahratDrop = onDrop;
+  if (!el.sahratDrag) { el.sahratDrag = true; dragToReorder(el, (...args) => el.sahratDrop(...args)); }
 }
 
 const HINTS_KEY = "sahrat.hints";
@@ -110,10 +119,10 @@ export function renderKonkan(ctx) {
   const melds = h("section.melds", { id: "table-melds" },
     h("h3", t("konkan.table_melds")),
     v.melds.length ? groupByOwner(v.melds, ctx.nameOf, (m) => h("button", {
-      type: "button", class: `table-meld${fits.has(m.id) ? " fits" : ""}${changed.has(m.id) ? " changed" : ""}`, dataset: { meld: m.id },
+      key: m.id, type: "button", class: `table-meld${fits.has(m.id) ? " fits" : ""}${changed.has(m.id) ? " changed" : ""}`, dataset: { meld: m.id },
       onclick: () => tapMeld(m),
       "aria-label": t("konkan.meld_of", { who: ctx.nameOf(m.owner), cards: m.cards.map(label).join(" ") }),
-    }, m.cards.map((c) => cardEl(c, { small: true, tag: "span" })),
+    }, m.cards.map((c) => cardV(c, { small: true, tag: "span" })),
     m.joker_for.length ? h("span.joker-for", "★=", m.joker_for.map(label).join("/")) : null))
       : h("p.muted", t("konkan.no_melds")));
 
@@ -136,7 +145,7 @@ export function renderKonkan(ctx) {
       h("span.pile-label", t("konkan.stock"), " · ", h("bdi", v.stock_count))),
     h("div.pile", { id: "discard-pile" },
       v.discard_top
-        ? cardEl(v.discard_top, { selected: discardSelected, onclick: tapDiscard, extraClass: `${canTake ? "takeable" : ""}${topChanged ? " changed" : ""}` })
+        ? cardV(v.discard_top, { selected: discardSelected, onclick: tapDiscard, extraClass: `${canTake ? "takeable" : ""}${topChanged ? " changed" : ""}` })
         : h("div.card.empty", "—"),
       h("span.pile-label", t("konkan.discard_pile"), " · ", h("bdi", v.discard_count))),
     ui?.proposing ? proposalsPanel(ctx, ui, v, act) : null,
@@ -154,17 +163,17 @@ function proposalsPanel(ctx, ui, v, act) {
   return h("div.proposals", { id: "discard-proposals", role: "group", "aria-label": t("konkan.take_with") },
     h("p", list.length ? t("konkan.take_with") : t("konkan.no_proposal")),
     list.map((p, i) => h("button.proposal", {
-      type: "button", dataset: { proposal: i },
+      key: JSON.stringify(p.action), type: "button", dataset: { proposal: i },
       onclick: () => act(p.action, () => { ui.staged = []; ui.offs = []; }),
     }, p.cards
-      ? [p.cards.map((m) => h("span.proposal-meld", (m.some(isJoker) ? m : sortBySuit(m)).map((c) => cardEl(c, { small: true, tag: "span" })))), " ", h("bdi.value", `= ${p.total}`)]
-      : [cardEl(v.discard_top, { small: true, tag: "span" }), " ", t("konkan.lay_off_on", { n: p.meld })])),
+      ? [p.cards.map((m) => h("span.proposal-meld", (m.some(isJoker) ? m : sortBySuit(m)).map((c) => cardV(c, { small: true, tag: "span" })))), " ", h("bdi.value", `= ${p.total}`)]
+      : [cardV(v.discard_top, { small: true, tag: "span" }), " ", t("konkan.lay_off_on", { n: p.meld })])),
     h("button.link", { type: "button", id: "pick-by-hand", onclick: () => { ui.proposing = false; ui.selected.push(v.discard_top); ctx.redraw(); } }, t("konkan.pick_by_hand")));
 }
 
 function groupByOwner(melds, nameOf, draw) {
   const owners = [...new Set(melds.map((m) => m.owner))];
-  return owners.map((owner) => h("div.meld-group",
+  return owners.map((owner) => h("div.meld-group", { key: owner },
     h("span.owner", nameOf(owner)),
     h("div.meld-row", melds.filter((m) => m.owner === owner).map(draw))));
 }
@@ -183,12 +192,12 @@ function staging(ctx, ui, v) {
   const opened = v.opened[ctx.st.seat];
   return h("section.staging", { id: "staging" },
     h("h3", t("konkan.new_melds")),
-    ui.staged.map((m, i) => h("div.staged", { dataset: { staged: i } },
-      m.map((c) => cardEl(c, { small: true, tag: "span" })),
+    ui.staged.map((m, i) => h("div.staged", { key: m.join(), dataset: { staged: i } },
+      m.map((c) => cardV(c, { small: true, tag: "span" })),
       infos[i].ok ? h("bdi.value", `= ${infos[i].value}`) : h("span.bad", t(`why.${infos[i].why}`)),
       h("button.link", { type: "button", onclick: () => { ui.staged.splice(i, 1); ctx.redraw(); }, "aria-label": t("konkan.unstage") }, "✕"))),
-    ui.offs.map((o, i) => h("div.staged.off",
-      t("konkan.lay_off_on", { n: o.meld }), " ", o.cards.map((c) => cardEl(c, { small: true, tag: "span" })),
+    ui.offs.map((o, i) => h("div.staged.off", { key: `${o.meld}:${o.cards.join()}` },
+      t("konkan.lay_off_on", { n: o.meld }), " ", o.cards.map((c) => cardV(c, { small: true, tag: "span" })),
       h("button.link", { type: "button", onclick: () => { ui.offs.splice(i, 1); ctx.redraw(); }, "aria-label": t("konkan.unstage") }, "✕"))),
     opened ? null : h("p", { id: "opening-total", class: total >= target ? "ok" : "short" },
       t("konkan.opening_total_of"), " ", h("bdi", total), " / ", h("bdi", target), " ", total >= target ? "✓" : "✗"));
@@ -271,15 +280,15 @@ function handRow(ctx, ui, v, toggle) {
     ui.mode = "own";
     ctx.redraw();
   };
-  const row = h("div.hand", { id: "hand", class: cards.length > 11 ? "fan" : "" }, cards.map((c) => cardEl(c, {
-    selected: ui.selected.includes(c), onclick: () => toggle(c),
-    extraClass: [ui.fresh.includes(c) ? "fresh" : "", group.has(c) ? `hint hint-${group.get(c)}` : "", suggested.has(c) ? "suggested" : ""].join(" "),
-  })));
-  dragToReorder(row, (card, target, after) => {
+  const onDrop = (card, target, after) => {
     ui.order = moveCard(ui.order, card, target, after);
     ui.mode = "own";
     ctx.redraw();
-  });
+  };
+  const row = h("div.hand", { id: "hand", class: cards.length > 11 ? "fan" : "", ref: (el) => dragHere(el, onDrop) }, cards.map((c) => cardV(c, {
+    selected: ui.selected.includes(c), onclick: () => toggle(c),
+    extraClass: [ui.fresh.includes(c) ? "fresh" : "", group.has(c) ? `hint hint-${group.get(c)}` : "", suggested.has(c) ? "suggested" : ""].join(" "),
+  })));
   const pressed = (mode) => (ui.mode === mode ? "true" : "false");
   return h("section.hand-area",
     h("div.row.hand-tools",
@@ -314,9 +323,16 @@ export function konkanSummary(ev, v, nameOf) {
     h("p.lead", ev.winner === null || ev.winner === undefined
       ? t("summary.void")
       : t(`summary.out_${ev.finish}`, { who: nameOf(ev.winner) })),
-    h("table.sheet", h("tbody", (ev.scores || []).map((score, s) => h("tr",
+    h("table.sheet", h("tbody", (ev.scores || []).map((score, s) => h("tr", { key: s },
       h("th", nameOf(s)),
       h("td", { class: ev.winner === s ? "winner" : "" }, h("bdi.score", score)),
-      h("td.hand-cards", (ev.hands?.[s] || []).map((c) => cardEl(c, { small: true, tag: "span" }))))))),
-    fairnessBlock(ev));
+      h("td.hand-cards", (ev.hands?.[s] || []).map((c) => cardV(c, { small: true, tag: "span" }))))))),
+    fairOf(ev));
+}
+
+// The fairness check is drawn once per summary (it checks as it goes) and kept across redraws.
+const fair = new WeakMap();
+export function fairOf(ev) {
+  if (!fair.has(ev)) fair.set(ev, fairnessBlock(ev));
+  return fair.get(ev);
 }

@@ -1,13 +1,22 @@
-// The lobby: sign in (guest in one click, or an account), the table list with
-// filters, creating a table with its options, joining by seat or invite code,
-// watching, my match history, and a place for coins/leaderboard (hidden on 404).
+// The lobby: sign in (guest in one click, or an account), my name (with a generated
+// face, and a rename), the table list with filters, creating a table with its options,
+// joining by seat or invite code, watching, my match history (place and points, each a
+// link to its replay), and the leaderboard by coins or by wins (hidden on 404).
 import { h, mount, toast } from "./dom.js";
 import { t, errorText, getLang } from "./i18n.js";
 import { api, session, ensureUser, rememberTable, myTables } from "./api.js";
 import { createForm } from "./options.js";
 import { quickPlayBox } from "./quickplay.js";
+import { avatar } from "./avatar.js";
 
 const filters = { game: "", status: "", money: "", free_seat: false };
+
+// A phrase with its {values} each in an isolate: "-30" keeps its sign before its
+// digits in an Arabic line, a name its own direction.
+function phrase(key, values) {
+  return t(key).split(/\{(\w+)\}/).map((part, i) => (i % 2 ? h("bdi", String(values[part] ?? "")) : part));
+}
+let boardBy = "coins";  // the leaderboard tab shown: "coins" or "wins"
 const PAGE = 50; // tables a page of GET /api/tables brings (the server's default page)
 
 export function showLobby(main, { onUser }) {
@@ -15,6 +24,8 @@ export function showLobby(main, { onUser }) {
   const list = h("div.table-list", { id: "table-list" });
   const history = h("div", { id: "history" });
   const coins = h("section.card-box.coins", { id: "coins", hidden: true });
+  const meCard = h("section.card-box.me-card", { id: "me-card", hidden: true });
+  let balance = null;  // my coins (GET /api/me), once known
 
   let pages = 1; // pages of the list shown ("more" adds one; a new filter starts again)
 
@@ -165,11 +176,43 @@ export function showLobby(main, { onUser }) {
     }, code, h("button", { type: "submit" }, t("lobby.join_invite")));
   }
 
+  // The places' words: "2nd of 4" (and "المركز الثاني من 4").
+  const placeText = (place, n) => phrase("history.place", {
+    place: place >= 1 && place <= 4 ? t(`history.ord_${place}`) : String(place), n,
+  });
+  const dateText = (when) => new Date(when).toLocaleString(getLang() === "ar" ? "ar-u-nu-latn" : "en-GB",
+    { dateStyle: "medium", timeStyle: "short" });
+  const seatName = (m, seat) => m.names?.[seat] ?? (m.players[seat] === null
+    ? t("table.bot_name", { n: seat + 1 }) : t("table.seat_n", { n: seat + 1 }));
+
+  /** One finished match: won/lost · 2nd of 4 · 312 pts, the game, the date and the others. */
+  function historyRow(m, me) {
+    const mySeat = m.seat ?? m.players.indexOf(me);
+    const won = m.won ?? (m.winner_seat !== null && m.winner_seat === mySeat);
+    const result = won ? "won" : m.winner_seat === null ? "no_winner" : "lost";
+    const parts = [];
+    if (m.place) parts.push(placeText(m.place, m.players.length));
+    if (m.total !== undefined && m.total !== null) {
+      parts.push(phrase(m.game === "conquian" ? "history.deals_won" : "history.points", { n: m.total }));
+    }
+    const others = m.players.map((_, seat) => seat).filter((seat) => seat !== mySeat);
+    return h("li.match-row", { dataset: { match: m.id } },
+      h("a.match-link", { href: `#/m/${m.id}` },
+        h(`span.result.${result}`, t(`history.${result}`)),
+        h("span.match-main",
+          h("span.match-score", parts.map((part, i) => [i ? " · " : "", h("span", part)])),
+          h("span.match-meta", t(`game.${m.game}`), " · ", h("bdi", dateText(m.finished_at)))),
+        h("span.match-others", { title: others.map((seat) => seatName(m, seat)).join(", ") },
+          others.map((seat) => h("span.other",
+            avatar(seatName(m, seat), 22),
+            h("bdi", seatName(m, seat)))))));
+  }
+
   async function loadHistory() {
     const rows = [];
     if (session.token) {
       // The server knows every match I played in (GET /api/me/matches).
-      try { rows.push(...(await api("GET", "/api/me/matches"))); } catch { /* signed out */ }
+      try { rows.push(...(await api("GET", "/api/me/matches?limit=20"))); } catch { /* signed out */ }
     }
     if (!rows.length) {
       for (const id of myTables().slice(0, 10)) {
@@ -179,26 +222,100 @@ export function showLobby(main, { onUser }) {
     rows.sort((a, b) => b.id - a.id);
     if (!rows.length) { mount(history, h("p.muted", t("history.none"))); return; }
     const me = session.user?.id;
-    mount(history, h("ul.history", rows.map((m) => {
-      const mySeat = m.players.indexOf(me);
-      const result = m.winner_seat === null ? t("history.no_winner")
-        : m.winner_seat === mySeat ? t("history.won") : t("history.lost");
-      return h("li", h("a", { href: `#/m/${m.id}` },
-        `${t(`game.${m.game}`)} #${m.table_id} · ${new Date(m.finished_at).toLocaleString(getLang() === "ar" ? "ar-u-nu-latn" : "en-GB")} · ${result}`));
-    })));
+    mount(history, h("ul.history", rows.map((m) => historyRow(m, me))));
   }
 
-  // My balance (GET /api/me) and the leaderboard by coins; hidden if the server has no coins.
+  // My face, my name (and a form to change it) and my coins (GET /api/me).
+  function drawMe() {
+    const user = session.user;
+    if (!session.token || !user) { meCard.hidden = true; return; }
+    const input = h("input", {
+      name: "display-name", id: "rename-input", value: user.name, required: true, minlength: 3, maxlength: 40,
+      autocomplete: "nickname", spellcheck: "false", "aria-describedby": "rename-rules",
+    });
+    const form = h("form.row.rename-form", {
+      id: "rename-form",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const name = input.value.trim();
+        if (name === user.name) return;
+        try {
+          const me = await api("PATCH", "/api/me", { name });
+          session.save({ token: session.token, user: { ...user, name: me.name } });
+          balance = me.balance;
+          onUser();
+          drawMe();
+          toast(t("me.renamed", { name: me.name }));
+          loadHistory();
+          loadCoins();
+        } catch (error) {
+          const code = error.detail?.code;
+          const text = error.status === 422 ? t("me.name_rules")
+            : code === "name_taken" ? t("err.name_taken")
+              : code === "too_many_renames" ? t("err.too_many_renames") : errorText(error.detail);
+          toast(text, "error");
+          input.focus();
+        }
+      },
+    }, h("label.rename-label", t("me.new_name"), input), h("button.primary", { type: "submit", id: "rename-save" }, t("me.save")));
+    mount(meCard,
+      h("div.me-head",
+        avatar(user.name, 56),
+        h("div.me-text",
+          h("h2", { id: "me-name" }, h("bdi", user.name)),
+          user.guest ? h("p.muted.me-note", t("me.guest_note")) : null,
+          balance !== null ? h("p", { id: "balance" }, phrase("coins.balance", { coins: balance })) : null)),
+      h("details.rename", { id: "rename" },
+        h("summary", t("me.rename")),
+        form,
+        h("p.muted.rename-rules", { id: "rename-rules" }, t("me.name_rules"))));
+    meCard.hidden = false;
+  }
+
+  function boardTabs() {
+    const tab = (by) => h("button.tab", {
+      type: "button", role: "tab", id: `board-${by}`, "aria-controls": "leaderboard-panel",
+      "aria-selected": boardBy === by ? "true" : "false", tabindex: boardBy === by ? 0 : -1,
+      onclick: () => { boardBy = by; loadCoins(); },
+      onkeydown: (event) => {
+        if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) return;
+        event.preventDefault();
+        boardBy = boardBy === "coins" ? "wins" : "coins";
+        loadCoins().then(() => coins.querySelector(`#board-${boardBy}`)?.focus());
+      },
+    }, t(`board.by_${by}`));
+    return h("div.tabs", { role: "tablist", "aria-label": t("board.title") }, tab("coins"), tab("wins"));
+  }
+
+  // The leaderboard, by coins or by wins (tabs), and my balance; hidden without coins.
   async function loadCoins() {
     try {
+      const by = boardBy;
       const [me, board] = await Promise.all([
         session.token ? api("GET", "/api/me") : null,
-        api("GET", "/api/leaderboard?by=coins"),
+        api("GET", `/api/leaderboard?by=${by}&limit=10`),
       ]);
+      if (me) {
+        balance = me.balance;
+        const kept = session.user;
+        if (kept && kept.name !== me.name) { session.save({ token: session.token, user: { ...kept, name: me.name } }); onUser(); }
+        drawMe();
+      }
+      const mine = session.user?.id;
       mount(coins,
-        h("h2", t("coins.title")),
-        me && me.balance !== undefined ? h("p", { id: "balance" }, t("coins.balance", { coins: me.balance })) : null,
-        h("ol.leaderboard", (board || []).slice(0, 10).map((row) => h("li", `${row.name} — ${row.coins}`))),
+        h("h2", t("board.title")),
+        boardTabs(),
+        h("div.board-panel", { id: "leaderboard-panel", role: "tabpanel", "aria-labelledby": `board-${by}` },
+          board?.length
+            ? h("ol.leaderboard", { id: "leaderboard", dataset: { by } }, board.map((row, i) => h("li.leader-row", {
+              class: row.user_id === mine ? "me" : "", dataset: { user: row.user_id },
+            },
+            h("span.rank", h("bdi", i + 1)),
+            avatar(row.name, 28),
+            h("bdi.leader-name", row.name),
+            h("span.leader-value", by === "coins"
+              ? phrase("board.coins_n", { n: row.coins }) : phrase("board.wins_n", { n: row.wins })))))
+            : h("p.muted", t("board.empty"))),
       );
       coins.hidden = false;
     } catch { coins.hidden = true; }
@@ -209,13 +326,14 @@ export function showLobby(main, { onUser }) {
       h("div.lobby",
         quickPlayBox(onUser),
         authBox(),
-        h("section.card-box",
-          h("div.section-head", h("h2", t("lobby.tables")),
-            h("button.link", { type: "button", onclick: refresh }, t("lobby.refresh"))),
-          filterBar(),
-          list,
-        ),
-        h("div.side",
+        meCard,
+        h("div.lobby-main",
+          h("section.card-box",
+            h("div.section-head", h("h2", t("lobby.tables")),
+              h("button.link", { type: "button", onclick: refresh }, t("lobby.refresh"))),
+            filterBar(),
+            list,
+          ),
           h("section.card-box", h("h2", t("lobby.create")), createForm(async (body) => {
             try {
               await ensureUser(); onUser();
@@ -225,15 +343,18 @@ export function showLobby(main, { onUser }) {
             } catch (error) { toast(errorText(error.detail), "error"); }
           })),
           h("section.card-box", h("h2", t("lobby.private")), inviteBox()),
+        ),
+        h("div.side",
+          coins,
           h("section.card-box", h("h2", t("history.title")), history,
             h("form.row", {
               onsubmit: (event) => { event.preventDefault(); location.hash = `#/m/${event.target.match.value}`; },
             }, h("input", { name: "match", type: "number", min: 1, placeholder: t("history.match_id"), "aria-label": t("history.match_id") }),
             h("button", { type: "submit" }, t("history.open")))),
-          coins,
         ),
       ),
     );
+    drawMe();
     refresh();
     loadHistory();
     loadCoins();

@@ -1,7 +1,9 @@
 // A table screen: the connection, the seats (connected / away / bot), the turn
 // timer, reactions, the move log, the score sheet and round-end summary. The
-// game-specific middle is drawn by konkan.js or conquian.js.
-import { h, mount, toast } from "./dom.js";
+// game-specific middle is drawn by konkan.js or conquian.js. Each part is a view that
+// `patch` (Preact) updates in place: a card, seat or meld keeps its element (and the
+// keyboard focus on it) from one message to the next.
+import { h, v, mount, patch, toast } from "./dom.js";
 import { t, errorText } from "./i18n.js";
 import { api, session, ensureUser, rememberTable } from "./api.js";
 import { TableConnection } from "./conn.js";
@@ -124,8 +126,7 @@ export function showTable(main, tableId, { onUser }) {
     const text = errorText(error);
     st.lastError = text;
     toast(text, "error", 6000);
-    const box = root.querySelector("#last-error");
-    if (box) box.textContent = text;
+    draw();  // the error line under the buttons says it too
   }
 
   async function send(action) {
@@ -152,7 +153,6 @@ export function showTable(main, tableId, { onUser }) {
   const statusEl = h("span.conn", { id: "conn-status" });
   const seatsEl = h("div.seats", { id: "seats" });
   const middle = h("div.middle", { id: "middle" });
-  const logEl = h("ol.log", { id: "log" });
   const overlay = h("div", { id: "overlays" });
 
   function drawStatus() {
@@ -162,52 +162,90 @@ export function showTable(main, tableId, { onUser }) {
 
   function seatBadges(s) {
     const out = [];
-    if (s.bot) out.push(h("span.badge.bot", { title: t("table.bot") }, "🤖 " + t("table.bot")));
-    if (s.left) out.push(h("span.badge.away", t("table.left")));
+    if (s.bot) out.push(v("span.badge.bot", { title: t("table.bot") }, "🤖 " + t("table.bot")));
+    if (s.left) out.push(v("span.badge.away", t("table.left")));
     if (s.user_id !== null) {
-      if (s.away) out.push(h("span.badge.away", t("table.away")));
-      else if (!s.connected) out.push(h("span.badge.offline", t("table.offline")));
-      else out.push(h("span.dot.online", { title: t("table.online") }));
+      if (s.away) out.push(v("span.badge.away", t("table.away")));
+      else if (!s.connected) out.push(v("span.badge.offline", t("table.offline")));
+      else out.push(v("span.dot.online", { title: t("table.online") }));
     }
     return out;
   }
 
+  function seatName(s) {
+    return s.user_id === null ? (s.bot ? t("table.bot_name", { n: s.seat + 1 }) : t("table.empty_seat")) : nameOf(s.seat);
+  }
+
+  // The seats sit around the table as the players do: mine at the bottom, the next to play
+  // on my right, and so on (play passes to the right, RULES §1.1: counter-clockwise seen
+  // from above). A spectator sees seat 1 at the bottom.
   function drawSeats() {
-    const v = st.view;
+    const vw = st.view;
     const seats = st.info?.seats || [];
-    mount(seatsEl, seats.map((s) => {
-      const turn = v && v.turn === s.seat && !st.roundBreak && !v.match_over;
-      const count = v?.hand_counts?.[s.seat];
-      const reaction = st.reactions[s.seat];
-      const last = st.lastMove[s.seat] ? moveWords(st.lastMove[s.seat]) : "";
-      return h("div", { class: `seat${turn ? " turn" : ""}${s.seat === st.seat ? " mine" : ""}`, dataset: { seat: s.seat } },
-        turn ? h("span.ring", { "aria-hidden": "true" }) : null,
-        h("div.seat-top", h("strong.who", s.user_id === null ? (s.bot ? t("table.bot_name", { n: s.seat + 1 }) : t("table.empty_seat")) : nameOf(s.seat)), ...seatBadges(s)),
-        h("div.seat-info",
-          count !== undefined ? h("span.count", { title: t("table.cards_in_hand") }, h("span.mini-back"), h("bdi", count)) : null,
-          v?.opened?.[s.seat] ? h("span.badge.opened", t("konkan.opened")) : null,
-          v?.committed?.[s.seat] ? h("span.badge.committed", t("konkan.committed")) : null,
-          v?.totals ? h("span.total", { title: t("sheet.total") }, "Σ ", h("bdi", v.totals[s.seat])) : null,
-          v?.points ? h("span.total", { title: t("sheet.points") }, "★ ", h("bdi", v.points[s.seat])) : null,
-          turn ? h("span.timer", { "aria-live": "off" }) : null,
+    const n = seats.length;
+    const places = PLACES[n] || [];
+    const from = st.seat ?? 0;
+    patch(seatsEl, n ? v("div", { class: `ring seats-${n}`, dir: "ltr" },
+      seats.map((s) => {
+        const turn = vw && vw.turn === s.seat && !st.roundBreak && !vw.match_over;
+        const count = vw?.hand_counts?.[s.seat];
+        const reaction = st.reactions[s.seat];
+        const last = st.lastMove[s.seat] ? moveWords(st.lastMove[s.seat]) : "";
+        const name = seatName(s);
+        return v("div", {
+          key: s.seat, class: `seat at-${places[(s.seat - from + n) % n] || "bottom"}${turn ? " turn" : ""}${s.seat === st.seat ? " mine" : ""}`,
+          dataset: { seat: s.seat }, dir: document.documentElement.dir || "rtl",
+        },
+        turn ? v("span.ring-timer", { "aria-hidden": "true" }) : null,
+        v("div.seat-top", avatarOf(s.user_id === null && !s.bot ? "" : (s.name || name)), v("strong.who", { title: name }, name)),
+        v("div.seat-info", ...seatBadges(s),
+          count !== undefined ? v("span.count", { title: t("table.cards_in_hand") }, v("span.mini-back"), v("bdi", count)) : null,
+          vw?.opened?.[s.seat] ? v("span.badge.opened", t("konkan.opened")) : null,
+          vw?.committed?.[s.seat] ? v("span.badge.committed", t("konkan.committed")) : null,
+          vw?.totals ? v("span.total", { title: t("sheet.total") }, "Σ ", v("bdi", vw.totals[s.seat])) : null,
+          vw?.points ? v("span.total", { title: t("sheet.points") }, "★ ", v("bdi", vw.points[s.seat])) : null,
+          turn ? v("span.timer", { "aria-live": "off" }) : null,
         ),
-        last ? h("div.last-move", { title: last }, last) : null,
-        reaction ? h("div.bubble", REACTION_EMOJI[reaction] + " " + t(`react.${reaction}`)) : null,
-      );
-    }));
+        last ? v("div.last-move", { title: last }, last) : null,
+        reaction ? v("div.bubble", REACTION_EMOJI[reaction] + " " + t(`react.${reaction}`)) : null,
+        );
+      }),
+      n > 2 ? v("div.direction", { id: "direction", role: "img", "aria-label": t("table.direction"), title: t("table.direction") },
+        v("span.arrow", { "aria-hidden": "true" }, "↺"), v("span.direction-text", { dir: document.documentElement.dir || "rtl" }, t("table.direction_short")))
+        : v("div.direction", { "aria-hidden": "true" }),
+    ) : null);
     tick();
   }
+
+  // A generated face per player (avatar.js), each made once and kept; initials until it loads.
+  const faces = new Map();
+  function avatarOf(name) {
+    if (!name) return v("span.avatar.empty", { "aria-hidden": "true" });
+    if (avatarMaker) {
+      if (!faces.has(name)) {
+        try { const el = avatarMaker(name, 32); el.setAttribute?.("aria-hidden", "true"); faces.set(name, el); }
+        catch { faces.set(name, null); }
+      }
+      const face = faces.get(name);
+      if (face) return v("span.avatar", { key: `a:${name}` }, face);
+    }
+    const letters = [...name.trim()].filter((c) => /\p{L}|\p{N}/u.test(c)).slice(0, 2).join("");
+    // Drawn by the stylesheet (not text of the page): the name beside it says it already.
+    return v("span.avatar.initials", { "aria-hidden": "true", key: `i:${name}`, dataset: { initials: letters || "?" } });
+  }
+  let avatarMaker = null;
+  import("./avatar.js").then((m) => { avatarMaker = m.avatar || null; if (st.info) drawSeats(); }).catch(() => {});
 
   function tick() {
     const left = st.deadline ? Math.max(0, Math.ceil(st.deadline - Date.now() / 1000)) : null;
     const next = root.querySelector("#break-countdown");
-    if (next && st.roundBreak) next.textContent = t("summary.next_in", { n: left ?? 0 });
+    if (next && st.roundBreak) next.textContent = t(game() === "conquian" ? "summary.next_deal_in" : "summary.next_in", { n: left ?? 0 });
     for (const el of root.querySelectorAll(".timer")) {
       el.textContent = left === null ? "" : `⏱ ${left}`;
       el.classList.toggle("low", left !== null && left <= 10);
     }
     // The ring around the seat to act empties as its time runs out.
-    const ring = root.querySelector(".seat.turn .ring");
+    const ring = root.querySelector(".seat.turn .ring-timer");
     if (ring && st.deadline && st.deadlineSpan) {
       ring.style.setProperty("--left", String(Math.max(0, Math.min(1, (st.deadline - Date.now() / 1000) / st.deadlineSpan))));
       ring.classList.toggle("low", left !== null && left <= 10);
@@ -216,8 +254,8 @@ export function showTable(main, tableId, { onUser }) {
   }
 
   function myTurnNow() {
-    const v = st.view;
-    return !!(v && st.seat !== null && v.turn === st.seat && !v.match_over && !st.roundBreak);
+    const vw = st.view;
+    return !!(vw && st.seat !== null && vw.turn === st.seat && !vw.match_over && !st.roundBreak);
   }
 
   // After each message: the turn sound, the tab title and a spoken line for screen readers.
@@ -242,26 +280,26 @@ export function showTable(main, tableId, { onUser }) {
     const info = st.info;
     const seated = st.seat !== null;
     const free = info.seats.some((s) => s.user_id === null && !s.bot);
-    return h("section.card-box.waiting", { id: "waiting" },
-      h("h2", t("table.waiting_title")),
-      h("p", t("table.waiting_help", { n: info.seats.filter((s) => s.user_id === null).length })),
+    return v("section.card-box.waiting", { id: "waiting" },
+      v("h2", t("table.waiting_title")),
+      v("p", t("table.waiting_help", { n: info.seats.filter((s) => s.user_id === null).length })),
       info.invite_code ? inviteLink(info.invite_code) : null,
-      h("div.row",
-        !seated && free ? h("button.primary", {
+      v("div.row",
+        !seated && free ? v("button.primary", {
           type: "button", id: "take-seat",
           onclick: async () => {
             try { await ensureUser(); await api("POST", `/api/tables/${tableId}/join`, {}); reconnect(); }
             catch (error) { showError(error.detail); }
           },
         }, t("lobby.join")) : null,
-        seated && !info.coin_table ? h("button", {
+        seated && !info.coin_table ? v("button", {
           type: "button", id: "start-bots",
           onclick: async () => {
             try { await api("POST", `/api/tables/${tableId}/start`, { bots: true }); }
             catch (error) { showError(error.detail); }
           },
         }, t("table.start_with_bots")) : null,
-        seated ? h("button", {
+        seated ? v("button", {
           type: "button", id: "leave",
           onclick: async () => {
             try { await api("POST", `/api/tables/${tableId}/leave`); location.hash = "#/"; }
@@ -269,65 +307,70 @@ export function showTable(main, tableId, { onUser }) {
           },
         }, t("table.leave")) : null,
       ),
-      h("p.error-line", { id: "last-error", role: "status" }),
+      v("p.error-line", { id: "last-error", role: "status" }, st.lastError || ""),
     );
   }
 
   // A private table's invite as a link to copy or share (the code alone is easy to mistype).
   function inviteLink(code) {
     const link = `${location.origin}${location.pathname}#/i/${encodeURIComponent(code)}`;
-    const field = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": t("table.invite_link"), onfocus: (e) => e.target.select() });
-    return h("div.invite",
-      h("p", t("table.invite_code"), " ", h("code", { id: "invite-code" }, code)),
-      h("div.row", field,
-        h("button.primary", {
+    const field = v("input", { id: "invite-link", readonly: true, value: link, "aria-label": t("table.invite_link"), onfocus: (e) => e.target.select() });
+    const select = () => { const el = root.querySelector("#invite-link"); el?.focus(); el?.select(); };
+    return v("div.invite",
+      v("p", t("table.invite_code"), " ", v("code", { id: "invite-code" }, code)),
+      v("div.row", field,
+        v("button.primary", {
           type: "button", id: "copy-invite",
           onclick: async () => {
             try { await navigator.clipboard.writeText(link); toast(t("table.invite_copied")); }
-            catch { field.focus(); field.select(); }
+            catch { select(); }
           },
         }, t("table.copy_invite")),
-        navigator.share ? h("button", { type: "button", id: "share-invite", onclick: () => navigator.share({ url: link, title: t("app.name") }).catch(() => {}) }, t("table.share_invite")) : null));
+        navigator.share ? v("button", { type: "button", id: "share-invite", onclick: () => navigator.share({ url: link, title: t("app.name") }).catcv(() => {}) }, t("table.share_invite")) : null));
   }
 
   function reactionBar() {
     if (st.seat === null && !session.token) return null;
     // Drawn again with the table: it stays open while the table changes.
-    return h("details.reactions", { id: "reactions", open: st.reactionsOpen, ontoggle: (e) => { st.reactionsOpen = e.target.open; } },
-      h("summary", "😊 ", t("table.react")),
-      h("div.reaction-buttons", REACTIONS.map((r) => h("button", {
-        type: "button", dataset: { reaction: r }, title: t(`react.${r}`),
-        onclick: (event) => { conn.react(r); event.target.closest("details").open = false; },
-      }, REACTION_EMOJI[r], h("span", t(`react.${r}`))))));
+    return v("details.reactions", { id: "reactions", open: st.reactionsOpen, ontoggle: (e) => { st.reactionsOpen = e.target.open; } },
+      v("summary", "😊 ", t("table.react")),
+      v("div.reaction-buttons", REACTIONS.map((r) => v("button", {
+        key: r, type: "button", dataset: { reaction: r }, title: t(`react.${r}`),
+        onclick: () => { conn.react(r); st.reactionsOpen = false; draw(); },
+      }, REACTION_EMOJI[r], v("span", t(`react.${r}`))))));
   }
 
   function game() { return st.info?.game === "conquian" ? "conquian" : "konkan"; }
 
+  // The score sheet and the round (deal) summary are real <dialog>s shown modally: the
+  // rest of the page is inert behind them, Escape closes (the summary: "continue").
   function drawOverlays() {
-    const v = st.view;
+    const vw = st.view;
     const parts = [];
-    if (st.sheetOpen && v) {
+    if (st.sheetOpen && vw) {
       parts.push(modal("score-sheet", t("sheet.title"),
-        game() === "konkan" ? konkanSheet(v, nameOf) : conquianSheet(v, nameOf),
-        () => { st.sheetOpen = false; drawOverlays(); }));
+        game() === "konkan" ? konkanSheet(vw, nameOf) : conquianSheet(vw, nameOf),
+        () => { if (!st.sheetOpen) return; st.sheetOpen = false; drawOverlays(); }));
     }
-    if (st.summary && v) {
+    if (st.summary && vw) {
       const body = [];
-      if (st.summary.event) body.push(game() === "konkan" ? konkanSummary(st.summary.event, v, nameOf) : conquianSummary(st.summary.event, nameOf));
+      const deal = game() === "conquian";
+      if (st.summary.event) body.push(deal ? conquianSummary(st.summary.event, nameOf) : konkanSummary(st.summary.event, vw, nameOf));
       if (st.summary.matchEnd) body.push(matchEnd(st.summary.matchEnd));
       const pause = st.roundBreak;
       const reading = pause && st.seat !== null && pause.waiting.includes(st.seat);
       if (pause && !st.summary.matchEnd) {
         const others = pause.waiting.filter((seat) => seat !== st.seat).map(nameOf);
-        body.push(h("div.break-bar",
-          h("p", { id: "break-countdown", role: "timer" }),
-          others.length ? h("p", { id: "break-waiting" }, t("summary.waiting_for", { who: others.join("، ") })) : null,
-          reading ? h("button.primary", { type: "button", id: "summary-continue", onclick: continuePlay }, t("summary.continue")) : null));
+        body.push(v("div.break-bar", { key: "break" },
+          v("p", { id: "break-countdown", role: "timer" }),
+          others.length ? v("p", { id: "break-waiting" }, t("summary.waiting_for", { who: others.join("، ") })) : null,
+          reading ? v("button.primary", { type: "button", id: "summary-continue", onclick: continuePlay, disabled: st.continued === st.summary }, t("summary.continue")) : null));
       }
-      parts.push(modal("summary", st.summary.matchEnd ? t("summary.match_title") : t("summary.title"), body,
-        () => { if (reading) continuePlay(); st.summary = null; drawOverlays(); }));
+      const title = st.summary.matchEnd ? t("summary.match_title") : t(deal ? "summary.deal_title" : "summary.title");
+      parts.push(modal("summary", title, body,
+        () => { if (!st.summary) return; if (reading) continuePlay(); st.summary = null; drawOverlays(); }));
     }
-    mount(overlay, parts);
+    patch(overlay, parts);
     tick();
   }
 
@@ -342,22 +385,23 @@ export function showTable(main, tableId, { onUser }) {
     const agreed = new Set(st.info?.rematch || []);
     const seated = st.seat !== null && st.info?.seats?.[st.seat]?.user_id === session.user?.id;
     const waiting = (st.info?.seats || []).filter((s) => !agreed.has(s.seat)).map((s) => nameOf(s.seat));
-    return h("div.match-end-box",
-      h("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(w) })),
-      h("table.sheet.standings", { id: "standings" },
-        h("thead", h("tr", h("th", t("end.place")), h("th", t("end.player")), h("th", t("sheet.total")),
-          r?.coins !== undefined ? h("th", t("end.coins")) : null)),
-        h("tbody", order.map(({ place, seat }) => h("tr", { class: seat === st.seat ? "me" : "" },
-          h("td", h("bdi", place)), h("td", nameOf(seat)), h("td", h("bdi", totals[seat] ?? "")),
-          r?.coins !== undefined ? h("td", seat === st.seat ? h("bdi", signed(r.coins)) : "") : null)))),
-      h("div.row.end-actions",
-        seated ? h("button.primary", {
-          type: "button", id: "rematch", disabled: agreed.has(st.seat),
-          onclick: () => { conn?.sendRaw({ type: "rematch" }); root.querySelector("#rematch").disabled = true; },
+    const asked = agreed.has(st.seat) || st.rematchAsked === st.matchEnd;
+    return v("div.match-end-box", { key: "match-end" },
+      v("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(w) })),
+      v("table.sheet.standings", { id: "standings" },
+        v("thead", v("tr", v("th", t("end.place")), v("th", t("end.player")), v("th", t("sheet.total")),
+          r?.coins !== undefined ? v("th", t("end.coins")) : null)),
+        v("tbody", order.map(({ place, seat }) => v("tr", { key: seat, class: seat === st.seat ? "me" : "" },
+          v("td", v("bdi", place)), v("td", nameOf(seat)), v("td", v("bdi", totals[seat] ?? "")),
+          r?.coins !== undefined ? v("td", seat === st.seat ? v("bdi", signed(r.coins)) : "") : null)))),
+      v("div.row.end-actions",
+        seated ? v("button.primary", {
+          type: "button", id: "rematch", disabled: asked,
+          onclick: () => { conn?.sendRaw({ type: "rematch" }); st.rematchAsked = st.matchEnd; drawOverlays(); },
         }, agreed.has(st.seat) ? t("end.rematch_asked") : t("end.rematch")) : null,
-        r?.matchId ? h("a.button", { id: "replay-link", href: `#/m/${r.matchId}` }, t("end.replay")) : null,
-        h("a.button", { href: "#/" }, t("table.lobby"))),
-      agreed.size ? h("p", { id: "rematch-waiting" }, t("summary.waiting_for", { who: waiting.join("، ") || "—" })) : null);
+        r?.matchId ? v("a.button", { id: "replay-link", href: `#/m/${r.matchId}` }, t("end.replay")) : null,
+        v("a.button", { href: "#/" }, t("table.lobby"))),
+      agreed.size ? v("p", { id: "rematch-waiting" }, t("summary.waiting_for", { who: waiting.join("، ") || "—" })) : null);
   }
 
   async function loadResults() {
@@ -382,61 +426,50 @@ export function showTable(main, tableId, { onUser }) {
 
   function continuePlay() {
     conn?.sendRaw({ type: "continue" });
-    const button = root.querySelector("#summary-continue");
-    if (button) button.disabled = true;
-  }
-
-  // Everything is drawn again on each change: the focused control is found again
-  // after it by what it is (its id, card or meld), so the keyboard keeps its place.
-  function focusKey() {
-    const el = document.activeElement;
-    if (!el || el === document.body || !root.contains(el)) return null;
-    if (el.dataset.card) {
-      const area = el.parentElement.closest("[id]");
-      return `${area ? `#${area.id} ` : ""}[data-card="${el.dataset.card}"]`;
-    }
-    if (el.dataset.meld) return `[data-meld="${el.dataset.meld}"]`;
-    return el.id ? `#${el.id}` : null;
+    st.continued = st.summary;
+    drawOverlays();
   }
 
   function draw() {
     if (!st.info) return;
-    const keep = focusKey();
+    // Kept elements keep their focus; one the patch moved (a card sorted into a new place
+    // is taken out and put back) gets it back: the same element, not one found again.
+    const had = document.activeElement;
     drawAll();
-    if (keep) root.querySelector(keep)?.focus({ preventScroll: true });
+    if (had !== document.activeElement && had?.isConnected && root.contains(had) && !document.querySelector("dialog:modal")) had.focus({ preventScroll: true });
   }
 
   function drawAll() {
-    const v = st.view;
+    const vw = st.view;
     const ctx = { st, send, nameOf, redraw: draw, showError, confirm: confirmDialog, askHint: () => conn?.sendRaw({ type: "hint" }) };
     let center;
-    if (st.info.status === "waiting" || !v) center = waitingRoom();
+    if (st.info.status === "waiting" || !vw) center = waitingRoom();
     else center = game() === "konkan" ? renderKonkan(ctx) : renderConquian(ctx);
-    mount(middle, st.timedOut && st.seat !== null ? h("p.notice", { id: "timed-out", role: "status" }, "⏱ ", t("table.timed_out")) : null, center);
+    patch(middle, st.timedOut && st.seat !== null ? v("p.notice", { id: "timed-out", role: "status" }, "⏱ ", t("table.timed_out")) : null, center);
     drawSeats();
-    mount(logEl, st.log.slice(-8).map((entry) => h("li", words(entry))));
+    const shown = st.log.slice(-8);
+    const first = (st.logged || 0) - shown.length;
     // It scrolls: a keyboard reaches it, a screen reader names it.
-    logEl.tabIndex = 0;
-    logEl.setAttribute("aria-label", t("table.log"));
-    mount(foot, reactionBar() || "", logEl);
-    logEl.scrollTop = logEl.scrollHeight;
-    const over = v?.match_over || st.info.status === "finished";
-    mount(bar,
-      h("a.back", { href: "#/" }, "🏠 ", t("table.lobby")),
-      h("strong.table-name", `${t(`game.${st.info.game}`)} `, h("bdi", `#${tableId}`)),
-      v && game() === "konkan" ? h("span.round", t("konkan.round_of", { round: v.round, rounds: v.options.rounds }), v.last_round ? h("span.badge.last", t("konkan.last_round")) : null) : null,
-      v && game() === "conquian" ? h("span.round", t("conquian.deal_n", { n: v.deal })) : null,
-      st.seat === null ? h("span.badge.spectator", { id: "spectating" }, t("table.spectator")) : null,
+    patch(foot, v("div.row.foot-row", reactionBar(), watchers()),
+      v("ol.log", { id: "log", tabIndex: 0, "aria-label": t("table.log"), ref: scrollDown },
+        shown.map((entry, i) => v("li", { key: first + i }, words(entry)))));
+    const over = vw?.match_over || st.info.status === "finished";
+    patch(bar,
+      v("a.back", { href: "#/" }, "🏠 ", t("table.lobby")),
+      v("strong.table-name", `${t(`game.${st.info.game}`)} `, v("bdi", `#${tableId}`)),
+      vw && game() === "konkan" ? v("span.round", t("konkan.round_of", { round: vw.round, rounds: vw.options.rounds }), vw.last_round ? v("span.badge.last", t("konkan.last_round")) : null) : null,
+      vw && game() === "conquian" ? v("span.round", t("conquian.deal_n", { n: vw.deal })) : null,
+      st.seat === null ? v("span.badge.spectator", { id: "spectating" }, t("table.spectator")) : null,
       statusEl,
-      v ? h("button", { type: "button", id: "open-sheet", onclick: () => { st.sheetOpen = true; drawOverlays(); } }, "📋 ", t("sheet.button")) : null,
-      over ? h("span.badge.over", { id: "match-over" }, t("table.match_over")) : null,
-      over && !st.summary ? h("button", { type: "button", id: "show-results", onclick: () => { st.summary = { matchEnd: st.matchEnd || { winner: v?.winner ?? null } }; drawOverlays(); } }, "🏆 ", t("end.results")) : null,
-      h("button", { type: "button", id: "shortcuts", onclick: showShortcuts, "aria-keyshortcuts": "?" }, "⌨ ", t("keys.button")),
-      h("button", {
+      vw ? v("button", { type: "button", id: "open-sheet", onclick: () => { st.sheetOpen = true; drawOverlays(); } }, "📋 ", t("sheet.button")) : null,
+      over ? v("span.badge.over", { id: "match-over" }, t("table.match_over")) : null,
+      over && !st.summary ? v("button", { type: "button", id: "show-results", onclick: () => { st.summary = { matchEnd: st.matchEnd || { winner: vw?.winner ?? null } }; drawOverlays(); } }, "🏆 ", t("end.results")) : null,
+      v("button", { type: "button", id: "shortcuts", onclick: showShortcuts, "aria-keyshortcuts": "?" }, "⌨ ", t("keys.button")),
+      v("button", {
         type: "button", id: "mute", "aria-pressed": muted() ? "true" : "false", "aria-label": t("table.sound"),
         title: t("table.sound"), onclick: () => { setMuted(!muted()); draw(); },
       }, muted() ? "🔇" : "🔊"),
-      v && !over && st.seat !== null && !st.info.coin_table ? h("button", {
+      vw && !over && st.seat !== null && !st.info.coin_table ? v("button", {
         type: "button", id: "leave-match",
         onclick: () => confirmDialog(t("table.leave_match_confirm"), async () => {
           try { await api("POST", `/api/tables/${tableId}/leave`); location.hash = "#/"; }
@@ -447,6 +480,18 @@ export function showTable(main, tableId, { onUser }) {
     drawStatus();
     drawOverlays();
     signal();
+  }
+
+  // Who is watching (TableInfo.spectators, when the server sends it): a count, names on demand.
+  function watchers() {
+    const info = st.info;
+    if (!info || !Array.isArray(info.spectators)) return null;
+    const count = info.spectator_count ?? info.spectators.length;
+    if (!count) return null;
+    return v("details.watchers", { id: "spectators", open: st.watchersOpen, ontoggle: (e) => { st.watchersOpen = e.target.open; } },
+      v("summary", "👁 ", t("table.watchers", { n: count })),
+      v("ul.watcher-names", info.spectators.map((name, i) => v("li", { key: `${i}:${name}` }, v("bdi", name))),
+        count > info.spectators.length ? v("li.muted", { key: "more" }, "…") : null));
   }
 
   const bar = h("div.table-bar");
@@ -527,11 +572,27 @@ export function confirmDialog(question, onYes) {
   dialog.showModal();
 }
 
+// Seat places around the table by turns after mine: the next player on my right.
+const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: ["bottom", "right", "top", "left"] };
+
+const scrollDown = (el) => { if (el) el.scrollTop = el.scrollHeight; };
+
+// Shown modally once, when it enters the page; a click on the backdrop closes it.
+function openModal(el) { if (el && !el.open && el.isConnected) el.showModal(); }
+
 function modal(id, title, body, onClose) {
-  return h("div.overlay", { onclick: (e) => { if (e.target.classList.contains("overlay")) onClose(); } },
-    h("div.modal", { id, role: "dialog", "aria-modal": "true", "aria-label": title },
-      h("div.modal-head", h("h2", title), h("button.close", { type: "button", id: `${id}-close`, onclick: onClose, "aria-label": t("app.close") }, "✕")),
-      h("div.modal-body", body)));
+  return v("dialog.modal", {
+    key: id, id, ref: openModal, "aria-labelledby": `${id}-title`,
+    oncancel: (e) => { e.preventDefault(); onClose(); },
+    onclose: onClose,
+    onclick: (e) => {
+      if (e.target !== e.currentTarget) return;
+      const r = e.currentTarget.getBoundingClientRect();
+      if (e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom) onClose();
+    },
+  },
+  v("div.modal-head", v("h2", { id: `${id}-title` }, title), v("button.close", { type: "button", id: `${id}-close`, onclick: onClose, "aria-label": t("app.close") }, "✕")),
+  v("div.modal-body", body));
 }
 
 export { label };

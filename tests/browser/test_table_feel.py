@@ -179,6 +179,8 @@ def test_hand_sorted_on_deal_dragged_by_touch_and_kept(new_page: Any) -> None:
     page.keyboard.press("Escape")
     page.wait_for_selector("#shortcuts-help", state="detached")
     page.click("#lang-toggle")
+    # (the other language's catalogue is fetched on the first switch)
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
     assert page.evaluate(FOREIGN_TEXT, "en") == []
     assert axe_violations(page) == []
     screenshot(page, "hand-hints-en-desktop")
@@ -238,12 +240,13 @@ def test_the_discard_is_taken_in_one_gesture(new_page: Any) -> None:
                 const box = Object.assign(document.createElement('div'), { className: 'middle' });
                 screen.append(box);
                 document.querySelector('main').replaceChildren(screen);
+                const { patch } = await import('/js/dom.js');
                 window.sent = null;
                 const st = { seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {},
                   roundBreak: null, lastError: '' };
                 const ctx = { st, nameOf: (s) => `P${s}`, showError() {}, confirm() {},
                   send: async (a) => { window.sent = a; return { ok: false }; },
-                  redraw: () => box.replaceChildren(k.renderKonkan(ctx)) };
+                  redraw: () => patch(box, k.renderKonkan(ctx)) };
                 ctx.redraw();
             }""",
             view,
@@ -277,7 +280,8 @@ def test_minus_thirty_reads_right_in_arabic(new_page: Any) -> None:
             const summary = k.konkanSummary(end, v, (s) => `P${s}`);
             const sheet = k.konkanSheet(v, (s) => `P${s}`);
             const control = Object.assign(document.createElement('td'), { textContent: '-30' });
-            document.querySelector('main').replaceChildren(summary, sheet, control);
+            const { patch } = await import('/js/dom.js');
+            patch(document.querySelector('main'), summary, sheet, control);
             const where = (node) => {
               const text = [...node.childNodes].find((n) => n.nodeType === 3) || node.firstChild;
               const at = (i) => {

@@ -11,6 +11,7 @@ on a free port and kills every server it started at teardown.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -69,18 +70,47 @@ def server(start_server: Callable[..., ServerProcess]) -> ServerProcess:
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def module_server(
+def module_servers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
+) -> Iterator[Callable[..., ServerProcess]]:
+    """``module_servers(**env)``: a ready server with that environment, shared by the
+    tests of one module that ask for the same environment (on SQLite, then PostgreSQL).
+
+    Each server is started the first time it is asked for, on a database of its own (a
+    SQLite file, a fresh PostgreSQL database), and stopped after the module. For tests
+    that make their own tables and accounts, never stop the server and need no fresh
+    one; a test that kills, restarts or reads the whole log of a server starts its own."""
+    kind = str(request.param)
+    folder = tmp_path_factory.mktemp(f"module-servers-{kind}")
+    servers: dict[tuple[tuple[str, str], ...], ServerProcess] = {}
+    with ExitStack() as stack:
+
+        def get(**env: str) -> ServerProcess:
+            key = tuple(sorted(env.items()))
+            server = servers.get(key)
+            if server is None:
+                log_dir = folder / f"server-{len(servers)}"
+                log_dir.mkdir()
+                if kind == "sqlite":
+                    url = f"sqlite+aiosqlite:///{log_dir / 'sahrat.db'}"
+                else:
+                    url = stack.enter_context(
+                        fresh_database("sahrat_test", "the PostgreSQL server tests")
+                    )
+                server = ServerProcess(url, log_dir, env)
+                stack.callback(server.stop)
+                servers[key] = server.start()
+            assert server.proc is not None and server.proc.poll() is None, "stopped"
+            return server
+
+        yield get
+
+
+@pytest.fixture(scope="module")
+def module_server(
+    request: pytest.FixtureRequest, module_servers: Callable[..., ServerProcess]
+) -> ServerProcess:
     """One server for a whole test module (on SQLite, then PostgreSQL), for modules whose
     tests each make their own tables and accounts; the module may set its environment
     in ``MODULE_SERVER_ENV``."""
-    folder = tmp_path_factory.mktemp("module-server")
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{folder / 'sahrat.db'}"
-    else:
-        url = str(request.getfixturevalue("postgres_url"))
-    env = getattr(request.module, "MODULE_SERVER_ENV", {})
-    server = ServerProcess(url, folder, env).start()
-    yield server
-    server.stop()
+    return module_servers(**getattr(request.module, "MODULE_SERVER_ENV", {}))

@@ -196,7 +196,12 @@ class Api:
 
     def __init__(self, server: ServerProcess) -> None:
         self.server = server
-        self.http = httpx.AsyncClient(base_url=server.base_url, timeout=10.0)
+        # The server closes a connection idle for SAHRAT_KEEP_ALIVE_SECONDS (5 s), and
+        # httpx keeps one for 5 s too: a request sent at that instant meets a closed
+        # socket. A client lets go of idle connections first.
+        self.http = httpx.AsyncClient(
+            base_url=server.base_url, timeout=10.0, limits=httpx.Limits(keepalive_expiry=2.0)
+        )
 
     async def aclose(self) -> None:
         await self.http.aclose()

@@ -52,15 +52,15 @@ async def _origins(server: ServerProcess, allowed: str) -> dict[str, int | None]
 
 
 def test_only_allowed_origins_may_open_a_socket(
-    start_server: Callable[..., ServerProcess],
+    module_servers: Callable[..., ServerProcess],
 ) -> None:
-    default = asyncio.run(_origins(start_server(), ""))
+    default = asyncio.run(_origins(module_servers(), ""))
     assert default["own"] is None  # the server's own pages play
     assert default["none"] is None  # a program sends no Origin
     assert default["foreign"] == 4403
     assert default["listed"] == 4403
     listed = asyncio.run(
-        _origins(start_server(SAHRAT_ALLOWED_ORIGINS="https://cards.example"), "listed")
+        _origins(module_servers(SAHRAT_ALLOWED_ORIGINS="https://cards.example"), "listed")
     )
     assert listed["listed"] is None
     assert listed["foreign"] == 4403
@@ -86,8 +86,10 @@ async def _tokens(server: ServerProcess) -> None:
     await api.aclose()
 
 
-def test_a_revoked_token_closes_its_sockets(start_server: Callable[..., ServerProcess]) -> None:
-    asyncio.run(_tokens(start_server()))
+def test_a_revoked_token_closes_its_sockets(
+    module_servers: Callable[..., ServerProcess],
+) -> None:
+    asyncio.run(_tokens(module_servers()))
 
 
 async def _expiry(server: ServerProcess) -> None:
@@ -161,8 +163,8 @@ def test_rate_limits_answer_then_disconnect_persistent_abuse(
     assert result["close_code"] == 4429
 
 
-async def _one_address(server: ServerProcess, database: str) -> list[int]:
-    name, password = make_admin(database)
+async def _one_address(server: ServerProcess) -> list[int]:
+    name, password = make_admin(server.database_url)
     api = Api(server)
     login = await api.http.post("/api/login", json={"name": name, "password": password})
     boss = auth_headers(login.json()["token"])
@@ -187,10 +189,10 @@ async def _one_address(server: ServerProcess, database: str) -> list[int]:
 
 @pytest.mark.parametrize("rule_on", [True, False])
 def test_a_coin_table_takes_one_account_per_address(
-    start_server: Callable[..., ServerProcess], database: str, rule_on: bool
+    module_servers: Callable[..., ServerProcess], rule_on: bool
 ) -> None:
     env = {} if rule_on else {"SAHRAT_ONE_ADDRESS_PER_COIN_TABLE": "false"}
-    statuses = asyncio.run(_one_address(start_server(**env), database))
+    statuses = asyncio.run(_one_address(module_servers(**env)))
     assert statuses == ([200, 409] if rule_on else [200, 200])
 
 

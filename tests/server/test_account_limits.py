@@ -166,9 +166,9 @@ async def _garbage(server: ServerProcess, database: str) -> list[int]:
 
 
 def test_a_garbage_forwarded_for_is_an_unknown_address_never_a_500(
-    start_server: Callable[..., ServerProcess], database: str
+    module_server: ServerProcess,
 ) -> None:
-    statuses = asyncio.run(_garbage(start_server(), database))
+    statuses = asyncio.run(_garbage(module_server, module_server.database_url))
     assert all(status < 500 for status in statuses), statuses
     assert statuses == [201, 201, 200, 200, 200, 401] * len(BAD_FORWARDED)
 
@@ -266,7 +266,6 @@ async def _one_network(server: ServerProcess, database: str) -> list[int]:
     return statuses
 
 
-def test_an_ipv6_slash_64_is_one_address_at_a_coin_table(
-    start_server: Callable[..., ServerProcess], database: str
-) -> None:
-    assert asyncio.run(_one_network(start_server(), database)) == [200, 409, 200]
+def test_an_ipv6_slash_64_is_one_address_at_a_coin_table(module_server: ServerProcess) -> None:
+    found = asyncio.run(_one_network(module_server, module_server.database_url))
+    assert found == [200, 409, 200]

@@ -8,6 +8,8 @@ from typing import Any
 
 from .harness import Api, ServerProcess, WireClient, engine_and_player, wire_action
 
+MODULE_SERVER_ENV = {"SAHRAT_BOT_DELAY_SECONDS": "0"}
+
 
 async def _until_my_turn_or_over(client: WireClient, timeout: float = 30.0) -> dict[str, Any]:
     def ready(_message: dict[str, Any]) -> bool:
@@ -51,9 +53,8 @@ async def _one_person_against_three_bots(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_one_person_plays_a_whole_match_against_bots(start_server: Any) -> None:
-    server = start_server(SAHRAT_BOT_DELAY_SECONDS="0")
-    asyncio.run(_one_person_against_three_bots(server))
+def test_one_person_plays_a_whole_match_against_bots(module_server: ServerProcess) -> None:
+    asyncio.run(_one_person_against_three_bots(module_server))
 
 
 async def _leaver_is_replaced_and_comes_back(server: ServerProcess) -> None:
@@ -99,6 +100,7 @@ async def _leaver_is_replaced_and_comes_back(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_a_leaver_is_replaced_by_a_bot_and_takes_the_seat_back(start_server: Any) -> None:
-    server = start_server(SAHRAT_BOT_DELAY_SECONDS="0")
-    asyncio.run(_leaver_is_replaced_and_comes_back(server))
+def test_a_leaver_is_replaced_by_a_bot_and_takes_the_seat_back(
+    module_server: ServerProcess,
+) -> None:
+    asyncio.run(_leaver_is_replaced_and_comes_back(module_server))

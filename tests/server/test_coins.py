@@ -6,7 +6,6 @@ balances. Also: a join without the stake is refused, admin endpoints need an adm
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from sahrat.store import ledger
@@ -101,10 +100,9 @@ async def _coin_match(server: ServerProcess, admin: tuple[str, str], database: s
         await api.aclose()
 
 
-def test_a_coin_table_pays_70_30(start_server: Callable[..., ServerProcess], database: str) -> None:
-    admin = make_admin(database)
-    server = start_server()
-    asyncio.run(_coin_match(server, admin, database))
+def test_a_coin_table_pays_70_30(module_server: ServerProcess) -> None:
+    admin = make_admin(module_server.database_url)
+    asyncio.run(_coin_match(module_server, admin, module_server.database_url))
 
 
 async def _refusals(server: ServerProcess, admin: tuple[str, str]) -> None:
@@ -132,9 +130,6 @@ async def _refusals(server: ServerProcess, admin: tuple[str, str]) -> None:
         await api.aclose()
 
 
-def test_joining_without_the_stake_and_admin_authorization(
-    start_server: Callable[..., ServerProcess], database: str
-) -> None:
-    admin = make_admin(database)
-    server = start_server()
-    asyncio.run(_refusals(server, admin))
+def test_joining_without_the_stake_and_admin_authorization(module_server: ServerProcess) -> None:
+    admin = make_admin(module_server.database_url)
+    asyncio.run(_refusals(module_server, admin))

@@ -177,8 +177,8 @@ async def _bad_commands(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_bad_commands_are_answered_and_not_applied(server: ServerProcess) -> None:
-    asyncio.run(_bad_commands(server))
+def test_bad_commands_are_answered_and_not_applied(module_server: ServerProcess) -> None:
+    asyncio.run(_bad_commands(module_server))
 
 
 async def _refusals(server: ServerProcess) -> None:
@@ -211,8 +211,8 @@ async def _refusals(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_websocket_refusals(server: ServerProcess) -> None:
-    asyncio.run(_refusals(server))
+def test_websocket_refusals(module_server: ServerProcess) -> None:
+    asyncio.run(_refusals(module_server))
 
 
 async def _binary_frame(server: ServerProcess) -> None:
@@ -231,5 +231,5 @@ async def _binary_frame(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_binary_frame_is_answered_not_fatal(server: ServerProcess) -> None:
-    asyncio.run(_binary_frame(server))
+def test_binary_frame_is_answered_not_fatal(module_server: ServerProcess) -> None:
+    asyncio.run(_binary_frame(module_server))

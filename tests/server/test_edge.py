@@ -81,8 +81,8 @@ async def _slow_clients(server: ServerProcess) -> dict[str, float]:
     )
 
 
-def test_slow_clients_are_disconnected(start_server: Callable[..., ServerProcess]) -> None:
-    server = start_server(SAHRAT_REQUEST_TIMEOUT_SECONDS=str(REQUEST_TIMEOUT))
+def test_slow_clients_are_disconnected(module_servers: Callable[..., ServerProcess]) -> None:
+    server = module_servers(SAHRAT_REQUEST_TIMEOUT_SECONDS=str(REQUEST_TIMEOUT))
     taken = asyncio.run(_slow_clients(server))
     print("seconds until closed:", {k: round(v, 2) for k, v in taken.items()})
     never = [name for name, seconds in taken.items() if seconds >= GIVE_UP]
@@ -103,14 +103,16 @@ async def _patient_socket(server: ServerProcess) -> None:
 
 
 def test_an_open_websocket_outlasts_the_request_timeout(
-    start_server: Callable[..., ServerProcess],
+    module_servers: Callable[..., ServerProcess],
 ) -> None:
     """The request timeout is for requests arriving; a WebSocket past its handshake is
     left to its pings."""
-    asyncio.run(_patient_socket(start_server(SAHRAT_REQUEST_TIMEOUT_SECONDS=str(REQUEST_TIMEOUT))))
+    server = module_servers(SAHRAT_REQUEST_TIMEOUT_SECONDS=str(REQUEST_TIMEOUT))
+    asyncio.run(_patient_socket(server))
 
 
-def test_pages_and_api_carry_security_headers(server: ServerProcess) -> None:
+def test_pages_and_api_carry_security_headers(module_server: ServerProcess) -> None:
+    server = module_server
     for path in ("/", "/index.html", "/api/tables", "/healthz", "/no-such-page"):
         response = httpx.get(f"{server.base_url}{path}", timeout=10)
         headers = response.headers
@@ -134,23 +136,23 @@ def _metrics(server: ServerProcess, port: int | None = None, **headers: str) -> 
 
 @pytest.mark.parametrize("guard", ["default", "token", "port"])
 def test_metrics_answer_only_whom_the_settings_allow(
-    start_server: Callable[..., ServerProcess], guard: str
+    module_servers: Callable[..., ServerProcess], guard: str
 ) -> None:
     # From elsewhere: through a proxy on this machine that names the real client (uvicorn
     # trusts X-Forwarded-For from 127.0.0.1).
     stranger = {"X-Forwarded-For": "203.0.113.7"}
     if guard == "default":  # the machine itself (a local Prometheus) may read them
-        server = start_server()
+        server = module_servers()
         assert _metrics(server) == 200
         assert _metrics(server, **stranger) == 404
     elif guard == "token":
-        server = start_server(SAHRAT_METRICS_TOKEN="scrape-me")
+        server = module_servers(SAHRAT_METRICS_TOKEN="scrape-me")
         assert _metrics(server) == 404
         assert _metrics(server, Authorization="Bearer wrong") == 404
         assert _metrics(server, Authorization="Bearer scrape-me", **stranger) == 200
     else:
         port = free_port()
-        server = start_server(SAHRAT_METRICS_PORT=str(port))
+        server = module_servers(SAHRAT_METRICS_PORT=str(port))
         assert _metrics(server) == 404
         text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
         assert "sahrat_connections" in text

@@ -94,8 +94,8 @@ async def _conquian_match(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_conquian_match_over_the_wire(server: ServerProcess) -> None:
-    asyncio.run(_conquian_match(server))
+def test_conquian_match_over_the_wire(module_server: ServerProcess) -> None:
+    asyncio.run(_conquian_match(module_server))
 
 
 async def _konkan_round(server: ServerProcess) -> None:
@@ -129,8 +129,8 @@ async def _konkan_round(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_konkan_round_over_the_wire(server: ServerProcess) -> None:
-    asyncio.run(_konkan_round(server))
+def test_konkan_round_over_the_wire(module_server: ServerProcess) -> None:
+    asyncio.run(_konkan_round(module_server))
 
 
 def test_leak_checker_catches_a_leak() -> None:

@@ -5,7 +5,6 @@ does not exist; its creator, its players and a holder of its invite code get in.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from .harness import Api, ServerProcess, auth_headers
@@ -94,8 +93,8 @@ async def _private_table(server: ServerProcess) -> None:
     await api.aclose()
 
 
-def test_a_private_table_is_a_404_to_strangers(start_server: Callable[..., ServerProcess]) -> None:
-    asyncio.run(_private_table(start_server()))
+def test_a_private_table_is_a_404_to_strangers(module_server: ServerProcess) -> None:
+    asyncio.run(_private_table(module_server))
 
 
 async def _ids_out_of_range(server: ServerProcess) -> list[int | None]:
@@ -109,7 +108,5 @@ async def _ids_out_of_range(server: ServerProcess) -> list[int | None]:
     return codes
 
 
-def test_a_socket_to_an_id_out_of_range_is_a_4404(
-    start_server: Callable[..., ServerProcess],
-) -> None:
-    assert asyncio.run(_ids_out_of_range(start_server())) == [4404, 4404, 4404]
+def test_a_socket_to_an_id_out_of_range_is_a_4404(module_server: ServerProcess) -> None:
+    assert asyncio.run(_ids_out_of_range(module_server)) == [4404, 4404, 4404]

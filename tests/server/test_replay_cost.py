@@ -139,8 +139,8 @@ async def _long_replay(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_a_long_match_replays_a_bounded_page_at_a_time(server: ServerProcess) -> None:
-    asyncio.run(_long_replay(server))
+def test_a_long_match_replays_a_bounded_page_at_a_time(module_server: ServerProcess) -> None:
+    asyncio.run(_long_replay(module_server))
 
 
 async def _replays_at_once(server: ServerProcess) -> None:
@@ -203,5 +203,7 @@ async def _private_matches(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_a_private_tables_match_is_shown_only_to_those_it_admits(server: ServerProcess) -> None:
-    asyncio.run(_private_matches(server))
+def test_a_private_tables_match_is_shown_only_to_those_it_admits(
+    module_server: ServerProcess,
+) -> None:
+    asyncio.run(_private_matches(module_server))

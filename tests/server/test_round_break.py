@@ -11,6 +11,7 @@ from typing import Any
 
 from .harness import Api, ServerProcess, WireClient, play, seated_table
 
+MODULE_SERVER_ENV = {"SAHRAT_BOT_DELAY_SECONDS": "0"}
 OPTIONS = {"wins_needed": 3, "break_seconds": 4, "turn_seconds": 10}
 
 
@@ -72,10 +73,8 @@ async def _everyone_continues(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_the_next_round_waits_until_everyone_continues(
-    start_server: Callable[..., ServerProcess],
-) -> None:
-    asyncio.run(_everyone_continues(start_server(SAHRAT_BOT_DELAY_SECONDS="0")))
+def test_the_next_round_waits_until_everyone_continues(module_server: ServerProcess) -> None:
+    asyncio.run(_everyone_continues(module_server))
 
 
 async def _break_runs_out(server: ServerProcess) -> None:
@@ -96,8 +95,8 @@ async def _break_runs_out(server: ServerProcess) -> None:
         await api.aclose()
 
 
-def test_a_break_ends_by_itself(start_server: Callable[..., ServerProcess]) -> None:
-    asyncio.run(_break_runs_out(start_server(SAHRAT_BOT_DELAY_SECONDS="0")))
+def test_a_break_ends_by_itself(module_server: ServerProcess) -> None:
+    asyncio.run(_break_runs_out(module_server))
 
 
 async def _break_survives_a_restart(server: ServerProcess) -> None:
@@ -123,4 +122,5 @@ async def _break_survives_a_restart(server: ServerProcess) -> None:
 
 
 def test_a_break_survives_a_restart(start_server: Callable[..., ServerProcess]) -> None:
-    asyncio.run(_break_survives_a_restart(start_server(SAHRAT_BOT_DELAY_SECONDS="0")))
+    # (a server of its own: it is killed and started again)
+    asyncio.run(_break_survives_a_restart(start_server(**MODULE_SERVER_ENV)))

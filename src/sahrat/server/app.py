@@ -31,7 +31,6 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest, start_http_server
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
@@ -39,7 +38,8 @@ from sahrat import __version__
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
-from . import admin, logs, players, routes, tickets, ws
+from . import admin, apidocs, logs, players, routes, tickets, ws
+from .assets import ClientFiles
 from .edge import SecurityHeaders, slow_request_guard
 from .hub import RUNNING, Hub
 from .migrate import migrate
@@ -91,7 +91,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.stop()
             await engine.dispose()
 
-    app = FastAPI(title="Sahrat", version=__version__, lifespan=lifespan)
+    # /docs and /redoc are apidocs' pages, whose scripts the package ships (no CDN).
+    app = FastAPI(
+        title="Sahrat", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None
+    )
     # The database out of reach (refused, reset, timed out): a 503 to retry, not a 500.
     app.add_exception_handler(ConnectionError, _database_unavailable)
     app.add_exception_handler(TimeoutError, _database_unavailable)
@@ -102,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(admin.router)
     app.include_router(tickets.router)
     app.include_router(ws.router)
+    apidocs.install(app)
     app.add_middleware(SecurityHeaders)
 
     @app.get("/metrics", include_in_schema=False)
@@ -112,8 +116,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     static = static_dir()
     if static is not None:
-        # The browser client: plain files, no build step. Mounted last so the API wins.
-        app.mount("/", StaticFiles(directory=static, html=True), name="static")
+        # The browser client: plain files, no build step, served at versioned paths and
+        # compressed (assets.py). Mounted last so the API wins.
+        app.mount("/", ClientFiles(static), name="static")
     return app
 
 

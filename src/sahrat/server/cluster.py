@@ -39,7 +39,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 import redis.asyncio as aioredis
@@ -48,11 +48,28 @@ from redis.exceptions import RedisError
 from sahrat.rules.errors import BadOption
 
 from . import metrics
+from .connection import Connection, TableError
 from .dispatch import handle_text
-from .table import Connection, TableError
+from .table import Table
 
-if TYPE_CHECKING:
-    from .hub import Hub
+
+class Host(Protocol):
+    """What the cluster needs from the process it links (``Hub`` provides it): the
+    tables it serves, and the operations other processes forward to it."""
+
+    tables: dict[int, Table]
+
+    def drop(self, table_id: int, reason: str) -> None: ...
+    async def take_over(self, table_id: int) -> Table | None: ...
+    async def live_table_ids(self) -> list[int]: ...
+    def spectator_refusal(self, table: Table, user_id: int) -> tuple[int, str] | None: ...
+    def remember_name(self, user_id: int, name: str) -> None: ...
+    def background(self, task: asyncio.Task[None]) -> None: ...
+    async def run_op(self, table: Table, op: str, args: dict[str, Any]) -> Any: ...
+    async def apply_suspended(self, user_id: int, suspended: bool) -> None: ...
+    def apply_defaults(self, values: dict[str, int]) -> None: ...
+    def close_sockets(self, digest: str) -> None: ...
+
 
 log = logging.getLogger("sahrat.cluster")
 
@@ -154,7 +171,7 @@ class Link:
 class Cluster:
     """This process's part of the cluster: its leases, links and message bus."""
 
-    def __init__(self, hub: Hub, url: str, prefix: str, lease_seconds: float) -> None:
+    def __init__(self, hub: Host, url: str, prefix: str, lease_seconds: float) -> None:
         self.hub = hub
         self.node = new_node_id()
         self.redis: aioredis.Redis = aioredis.from_url(url)

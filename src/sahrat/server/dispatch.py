@@ -11,8 +11,9 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
+from .connection import Connection, refusal
 from .protocol import REACTIONS, Command, React
-from .table import Connection, Table, refusal
+from .table import Table
 
 
 def error_message(seq: int, code: str, message: str) -> dict[str, Any]:

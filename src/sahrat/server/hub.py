@@ -16,7 +16,6 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
 from datetime import UTC
 from typing import Any
 
@@ -35,8 +34,10 @@ from sahrat.store.models import GameTable, LogEntry, Match, Seat, ServerSetting,
 from . import metrics
 from .auth import HashPool
 from .cluster import MOVED, Cluster, retrying
+from .connection import Connection, TableError
 from .limits import AccountLimits, Limits
-from .table import Connection, Table, TableError
+from .services import ServerDefaults
+from .table import Table
 
 log = logging.getLogger("sahrat.hub")
 
@@ -44,19 +45,6 @@ MAX_TABLE_ID = 2**31 - 1  # ids are 32-bit integers in the database
 LIVE = ("waiting", "playing")
 
 RUNNING: set[Hub] = set()  # the hubs of this process, for a graceful shutdown
-
-
-@dataclass
-class ServerDefaults:
-    """The defaults an admin may change at run time (stored in ``server_settings``;
-    the environment's settings are used until an admin sets one)."""
-
-    welcome_grant: int
-    free_table_earnings: int
-    default_turn_seconds: int
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
 
 
 class Hub:
@@ -218,7 +206,7 @@ class Hub:
             bots[seat.seat] = seat.bot_level
             if seat.left:
                 left.add(seat.seat)
-        table = Table(
+        return Table(
             self,
             table_id=row.id,
             game=row.game,
@@ -233,9 +221,8 @@ class Hub:
             deadline=row.deadline_at.replace(tzinfo=UTC).timestamp() if row.deadline_at else None,
             bots=bots,
             left=left,
+            addresses={seat.seat: seat.address for seat in seats if seat.address is not None},
         )
-        table.addresses = {seat.seat: seat.address for seat in seats if seat.address is not None}
-        return table
 
     def remember_name(self, user_id: int, name: str) -> None:
         self.names[user_id] = name
@@ -706,11 +693,7 @@ class Hub:
                     row.status = "closed"
                 if was_waiting:
                     await session.execute(delete(Seat).where(Seat.table_id == table.id))
-            table.status = "closed"
-            if was_waiting:
-                table.seats = [None] * len(table.seats)
-            table.broadcast_table()
-            table.close()
+            table.closed(free_seats=was_waiting)
         self.tables.pop(table.id, None)
         if self.cluster is not None:
             await self.cluster.release(table.id)
@@ -776,10 +759,7 @@ class Hub:
                 row = await session.get(GameTable, table.id)
                 if row is not None:
                     row.options = stored
-            table.set_options(stored)
-            if taken and not table._free_seats():  # shrunk to exactly its players
-                await table._start_match()
-            table.broadcast_table()
+            await table.change_options(stored)
 
     def may_write(self, table_id: int) -> bool:
         """Whether this process still holds the table's lease (always, alone)."""

@@ -42,6 +42,14 @@ class LedgerOut(BaseModel):
 class MyMatch(MatchSummary):
     seat: int = Field(description="my seat in the match")
     won: bool
+    place: int | None = Field(
+        description="my place, 1 the first (tied places share one); null if the sheet has none"
+    )
+    total: int | None = Field(
+        description="my total: Konkan points (fewer is better), Conquian deals won"
+    )
+    totals: list[int] = Field(description="every seat's total, by seat")
+    names: list[str | None] = Field(description="the players' names today, by seat; null: a bot")
 
 
 class LeaderRow(BaseModel):
@@ -91,7 +99,8 @@ async def my_ledger(
 async def my_matches(
     user: CurrentUser, hub: HubDep, limit: Limit = 50, offset: Offset = 0
 ) -> list[MyMatch]:
-    """The finished matches I played, newest first, with their score sheets."""
+    """The finished matches I played, newest first, with their score sheets, my place and
+    total, every seat's total and the players' names as they are today."""
     async with hub.sessions() as session:
         rows = (
             await session.execute(
@@ -104,11 +113,49 @@ async def my_matches(
                 .offset(offset)
             )
         ).all()
+        ids = {uid for match, _ in rows for uid in match.players or [] if uid is not None}
+        names: dict[int, str] = {}
+        if ids:
+            found = await session.execute(select(User.id, User.name).where(User.id.in_(ids)))
+            names = dict(found.tuples().all())
     out = []
     for match, seat in rows:
         fields: dict[str, Any] = _match_fields(match)
-        out.append(MyMatch(**fields, seat=seat, won=match.winner_seat == seat))
+        totals = _totals(match.score_sheet)
+        out.append(
+            MyMatch(
+                **fields,
+                seat=seat,
+                won=match.winner_seat == seat,
+                place=_place(match, seat, totals),
+                total=totals[seat] if seat < len(totals) else None,
+                totals=totals,
+                names=[names.get(uid) if uid is not None else None for uid in match.players or []],
+            )
+        )
     return out
+
+
+def _totals(sheet: Any) -> list[int]:
+    found = sheet.get("totals") if isinstance(sheet, dict) else None
+    if not isinstance(found, list) or not all(isinstance(x, int) for x in found):
+        return []
+    return list(found)
+
+
+def _place(match: Match, seat: int, totals: list[int]) -> int | None:
+    """A seat's place in a match: the score sheet's own (Konkan), else by its totals
+    (Conquian: more deals won is better), else first for the winner only."""
+    sheet = match.score_sheet if isinstance(match.score_sheet, dict) else {}
+    places = sheet.get("places")
+    if isinstance(places, list) and seat < len(places) and isinstance(places[seat], int):
+        return int(places[seat])
+    if seat < len(totals):
+        mine = totals[seat]
+        if match.game == "conquian":
+            return 1 + sum(1 for x in totals if x > mine)
+        return 1 + sum(1 for x in totals if x < mine)
+    return 1 if match.winner_seat == seat else None
 
 
 def _played_a_match() -> Any:

@@ -131,6 +131,11 @@ class TableInfo(BaseModel):
         description="once the match is over: the seats that asked for a rematch (bots' "
         "seats at once); when every seat has, a new match starts at the same seats",
     )
+    spectators: list[str] = Field(
+        default_factory=list,
+        description="the names of the users watching (at most 50), in the order they came",
+    )
+    spectator_count: int = Field(default=0, description="how many users are watching")
 
 
 class RoundBreak(BaseModel):

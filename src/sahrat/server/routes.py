@@ -54,10 +54,10 @@ from .auth import (
     user_for_token,
     verify_password,
 )
+from .connection import TableError
 from .hub import Hub
 from .limits import Throttle
 from .protocol import ErrorInfo, TableInfo
-from .table import TableError
 
 NAME_PATTERN = r"^[A-Za-z0-9_\-\u0600-\u06FF]{3,40}$"  # a first check (sahrat admin create)
 GUEST_ATTEMPTS = 8
@@ -149,6 +149,21 @@ class Credentials(BaseModel):
         examples=["layla"],
     )
     password: str = Field(min_length=8, max_length=1024, examples=["correct horse"])
+
+    @field_validator("name")
+    @classmethod
+    def _visible_name(cls, name: str) -> str:
+        return check_name(name)
+
+
+class RenameBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(
+        max_length=100,
+        description=f"{NAME_CHARS}; taken in NFKC, and unique whatever its case",
+        examples=["layla"],
+    )
 
     @field_validator("name")
     @classmethod
@@ -428,6 +443,50 @@ async def me(user: CurrentUser, hub: HubDep) -> MeOut:
         is_admin=user.is_admin,
         suspended=user.suspended,
     )
+
+
+RENAMES = 3  # renames an account may make per RENAME_WINDOW (this process's own count)
+RENAME_WINDOW = 3600.0
+
+
+def _renames(request: Request) -> Throttle:
+    throttle: Throttle | None = getattr(request.app.state, "renames", None)
+    if throttle is None:
+        throttle = request.app.state.renames = Throttle(RENAMES, RENAME_WINDOW)
+    return throttle
+
+
+@players.patch("/me", response_model=MeOut, responses=_responses(401, 409, 422, 429))
+async def rename(body: RenameBody, user: CurrentUser, hub: HubDep, request: Request) -> MeOut:
+    """Change my display name (a guest's too). The name is checked as at sign-up: taken
+    in NFKC, refused if it holds format, bidi or invisible characters (422 naming
+    ``name``), and 409 ``name_taken`` if another account has it in any case or form.
+    A registered account then logs in with the new name. An account may rename itself
+    ``RENAMES`` times an hour (429 ``too_many_renames`` with Retry-After); a refused
+    name does not count."""
+    key = name_key(body.name)
+    taken = _error(status.HTTP_409_CONFLICT, "name_taken", f"the name {body.name!r} is taken")
+    async with hub.sessions() as session:
+        holder = await session.scalar(select(User.id).where(User.name_key == key))
+    if holder is not None and holder != user.id:
+        raise taken
+    if body.name != user.name:
+        _throttle(
+            "too_many_renames",
+            f"an account may change its name {RENAMES} times an hour; try later",
+            (_renames(request), str(user.id)),
+        )
+        try:
+            async with hub.sessions() as session, session.begin():
+                row = await session.get(User, user.id)
+                if row is None:  # deleted meanwhile: as for a revoked token
+                    raise _error(status.HTTP_401_UNAUTHORIZED, "bad_token", "the account is gone")
+                row.name, row.name_key = body.name, key
+        except IntegrityError as error:  # a simultaneous sign-up or rename took it first
+            raise taken from error
+        user.name = body.name
+        hub.remember_name(user.id, user.name)  # the tables this process serves show it
+    return await me(user, hub)
 
 
 # --- tables ------------------------------------------------------------------------------

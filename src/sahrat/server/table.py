@@ -1,10 +1,17 @@
 """A live table: the one writer of its match.
 
-Every operation on a table (a command, a join, a timer expiry) runs under the
-table's lock, one at a time, so the table is an actor: it applies a step
-through the engine, appends it to the event log and waits until that is
-durable, and only then tells anyone. The server never decides a rule: it
-asks the engine (``apply``, ``view``, ``timeout_action``).
+Every operation on a table (a command, a join, a timer expiry, a bot's move) runs
+under the table's lock, one at a time, so the table is an actor. The path of a move
+reads top to bottom in "the move" below: a command is checked, the engine applies it,
+the step is appended to the event log and awaited until durable, and only then is
+anyone told — one reply to the sender, one update text per seat. The server never
+decides a rule: it asks the engine (``apply``, ``view``, ``timeout_action``).
+
+The table's other concerns live beside it, each in its own module: who sits where
+(``seating.py``), the turn timer and the break between rounds (``pacing.py``), bots and
+hints (``autoplay.py``), and what a finished match writes (``settlement.py``). What a
+table needs from its process is the ``TableServices`` protocol (``services.py``), so
+nothing here imports the hub.
 """
 
 from __future__ import annotations
@@ -14,27 +21,31 @@ import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 from sqlalchemy.exc import IntegrityError
 
 from sahrat.rules.errors import RuleError
 from sahrat.rules.events import Event
-from sahrat.rules.record import GameRecord, engine_for, options_for
+from sahrat.rules.record import engine_for, options_for
 from sahrat.rules.rng import new_seed, seed_commitment
 from sahrat.store import ledger
 from sahrat.store.log import Append
 
 from . import metrics
-from .addresses import network_key
+from .autoplay import BotSeats, suggest
+from .connection import Connection, TableError, message, refusal
+from .pacing import Clock, RoundBreak, ends_round, new_break
 from .protocol import Command
+from .seating import Seating
+from .services import TableServices
+from .settlement import PlayTally, match_row, settlement
 
-if TYPE_CHECKING:
-    from .hub import Hub
+__all__ = ["Connection", "Step", "Table", "TableError", "refusal"]
 
 log = logging.getLogger("sahrat.table")
 
@@ -43,71 +54,8 @@ RECENT_SIZE = 256  # steps kept for reconnects; a client further behind gets a s
 MAX_TIMER_STEPS = 8
 REACTION_GAP = 1.0
 HINT_GAP = 2.0  # a hint costs a bot's thinking: one per connection every two seconds
-ROUND_ENDS = frozenset({"round_end", "deal_end"})  # a Konkan round's, a Conquian deal's
-
-
-class TableError(Exception):
-    """A refused table operation (join a full seat, leave a running match...)."""
-
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-
-
-@dataclass(eq=False)
-class Connection:
-    """One WebSocket: who it is, which seat it was last shown, and its outgoing queue.
-
-    ``seat`` is never decided by the transport: the table sets it from its seating
-    (:meth:`Table.follow_seating`) before anything is sent to or accepted from the
-    connection, so a socket never outlives its user's seat."""
-
-    user_id: int
-    seat: int | None = None
-    outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(1024))
-    closed: bool = False
-    last_reaction: float = -1e9
-    last_hint: float = -1e9
-    close_code: int = 1000  # the WebSocket close code once closed (4503: reconnect)
-    close_reason: str = ""
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue a message; a client too slow to keep up is dropped (it can resume)."""
-        self.send_text(orjson.dumps(message).decode())
-
-    def send_text(self, text: str) -> None:
-        if self.closed:
-            return
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:
-            self.close(4503, "too slow to keep up; reconnect to catch up")
-
-    def close(self, code: int = 1000, reason: str = "") -> None:
-        if not self.closed:
-            self.closed = True
-            self.close_code, self.close_reason = code, reason
-            while True:
-                try:
-                    self.outbox.put_nowait(None)
-                    break
-                except asyncio.QueueFull:
-                    self.outbox.get_nowait()
-
-
-@dataclass
-class RoundBreak:
-    """The pause after a round (deal) ends and before the next one is played: the next
-    round is dealt, but no turn timer runs and nobody moves until every connected player
-    has continued or ``until`` has passed (the table option ``break_seconds``)."""
-
-    until: float
-    waiting: set[int]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"until": self.until, "waiting": sorted(self.waiting)}
+SPECTATORS_SHOWN = 50  # names of spectators in the table's info; the count is complete
+SPECTATOR_NOTICE_GAP = 2.0  # spectators coming and going: one table message per 2 s
 
 
 @dataclass
@@ -127,7 +75,7 @@ class Table:
 
     def __init__(
         self,
-        hub: Hub,
+        services: TableServices,
         *,
         table_id: int,
         game: str,
@@ -141,8 +89,9 @@ class Table:
         deadline: float | None = None,
         bots: list[str | None] | None = None,
         left: set[int] | None = None,
+        addresses: dict[int, str] | None = None,
     ) -> None:
-        self.hub = hub
+        self.hub = services
         self.id = table_id
         self.log = logging.LoggerAdapter(log, {"table_id": table_id})
         self.game = game
@@ -153,61 +102,70 @@ class Table:
         self.creator_id = creator_id
         self.status = status
         self.seq = seq
-        self.seats = seats  # owners: a player's id, or None (a free seat or a bot's own)
-        self.bots: list[str | None] = bots or [None] * len(seats)  # level of a bot playing it
-        self.left = left or set()  # seats whose owner walked away from the match
-        self.addresses: dict[int, str] = {}  # the network address each seat joined from
+        self.seating = Seating(
+            seats, bots or [None] * len(seats), left or set(), set(), dict(addresses or {})
+        )
         self.deadline = deadline  # the turn's, or during a round break the break's end
         self.round_break: RoundBreak | None = None
         self.rematch: set[int] = set()  # once the match is over: seats that want another
         self.lock = asyncio.Lock()
+        # The match: its state, its seed and start, and its actions so far.
         self.state: Any = None
         self.seed: str | None = None
         self.start_seq: int | None = None  # the seq of the current match's start entry
         self.first_dealer = 0  # who dealt the current match's first round (for its record)
         self.actions: list[dict[str, Any]] = []
-        self.connections: set[Connection] = set()
+        self.tally = PlayTally()
+        # Who is told: the sockets, the answers to recent commands, the recent steps.
+        self.connections: dict[Connection, None] = {}  # a set that keeps arrival order
         self.replies: OrderedDict[tuple[int, str], dict[str, Any]] = OrderedDict()
         self.recent: deque[Step] = deque(maxlen=RECENT_SIZE)
-        self.away: set[int] = set()
-        self._timer: asyncio.Task[None] | None = None
-        self._grace: dict[int, asyncio.Task[None]] = {}
+        self.clock = Clock()
+        self.bot_seats = BotSeats(game)
         self._bot_task: asyncio.Task[None] | None = None
-        self._players: dict[int, Any] = {}  # a bot player per seat (bots may remember)
-        # This match's own moves and idle turns, rebuilt from the log on restore: a seat
-        # whose player never moved earns nothing, and one the timer played too many
-        # turns in a row is forfeited (docs/economy.md).
-        self.moved: set[int] = set()
-        self.timer_turns: dict[int, int] = {}
-        self._last_step: Step | None = None
-
-    # --- what clients see -----------------------------------------------------
+        self._grace: dict[int, asyncio.Task[None]] = {}
+        self._spectator_notice: asyncio.TimerHandle | None = None
 
     @property
     def players(self) -> int:
         return int(self.options.players)
 
+    @property
+    def seats(self) -> list[int | None]:
+        return self.seating.seats
+
     def seat_of(self, user_id: int) -> int | None:
-        for seat, owner in enumerate(self.seats):
-            if owner == user_id:
-                return seat
-        return None
+        return self.seating.seat_of(user_id)
+
+    @property
+    def bots_allowed(self) -> bool:
+        """Bots sit only at free tables (RULES.md §1.10)."""
+        return not self.options.coin_table
+
+    @property
+    def bot_level(self) -> str:
+        """The level of a bot that takes over a seat here: the level the table was
+        started with (its bots' own), else the server's ``SAHRAT_BOT_LEVEL``."""
+        started = next((level for level in self.seating.bots if level is not None), None)
+        return started or self.hub.settings.bot_level
+
+    # --- what each connection sees ------------------------------------------------
 
     def seat_for(self, user_id: int) -> int | None:
         """The seat a connection of ``user_id`` plays and sees: the user's seat at this
         table now (none for a suspended player, who may only watch)."""
         if user_id in self.hub.suspended:
             return None
-        return self.seat_of(user_id)
+        return self.seating.seat_of(user_id)
 
     def follow_seating(self, conn: Connection) -> bool:
         """Give ``conn`` its user's seat as the table seats them now; True if it changed.
 
-        The seating (``seats``) is the only truth about who plays where: a connection's
-        seat is a copy of it, refreshed here before the connection is shown a view or
-        its command is played. Seats change under the table's lock, and every change is
-        announced through :meth:`broadcast_table`, which re-seats every connection first
-        (and sends a fresh snapshot to those whose seat changed)."""
+        The seating is the only truth about who plays where: a connection's seat is a
+        copy of it, refreshed here before the connection is shown a view or its command
+        is played. Seats change under the table's lock, and every change is announced
+        through :meth:`broadcast_table`, which re-seats every connection first (and
+        sends a fresh snapshot to those whose seat changed)."""
         seat = self.seat_for(conn.user_id)
         if seat == conn.seat:
             return False
@@ -222,29 +180,38 @@ class Table:
     def connected_seats(self) -> set[int]:
         return {c.seat for c in self.connections if c.seat is not None and not c.closed}
 
+    def spectators(self) -> list[int]:
+        """The users watching (a connection with no seat), in the order they came."""
+        seen: dict[int, None] = {}
+        for conn in self.connections:
+            if conn.seat is None and not conn.closed:
+                seen.setdefault(conn.user_id)
+        return list(seen)
+
     def info(self, viewer: int | None = None) -> dict[str, Any]:
+        seating = self.seating
         connected = self.connected_seats()
-        seats = []
-        for seat, owner in enumerate(self.seats):
-            seats.append(
-                {
-                    "seat": seat,
-                    "user_id": owner,
-                    "name": self.hub.names.get(owner) if owner is not None else None,
-                    "connected": seat in connected,
-                    "away": seat in self.away,
-                    "bot": self.bots[seat] is not None,
-                    "bot_level": self.bots[seat],
-                    "left": seat in self.left,
-                }
-            )
-        show_code = self._shows_invite_code(viewer)
+        names = self.hub.names
+        seats = [
+            {
+                "seat": seat,
+                "user_id": owner,
+                "name": names.get(owner) if owner is not None else None,
+                "connected": seat in connected,
+                "away": seat in seating.away,
+                "bot": seating.bots[seat] is not None,
+                "bot_level": seating.bots[seat],
+                "left": seat in seating.left,
+            }
+            for seat, owner in enumerate(seating.seats)
+        ]
+        watching = self.spectators()
         return {
             "id": self.id,
             "game": self.game,
             "options": self.options.to_json(),
             "private": self.private,
-            "invite_code": self.invite_code if show_code else None,
+            "invite_code": self.invite_code if self._shows_invite_code(viewer) else None,
             "status": self.status,
             "coin_table": self.options.coin_table,
             "creator_id": self.creator_id,
@@ -252,6 +219,10 @@ class Table:
             "seq": self.seq,
             "seed_commitment": seed_commitment(self.seed) if self.seed else None,
             "rematch": sorted(self.rematch) if self.status == "finished" else [],
+            "spectators": [
+                names.get(user_id, f"player {user_id}") for user_id in watching[:SPECTATORS_SHOWN]
+            ],
+            "spectator_count": len(watching),
         }
 
     def _shows_invite_code(self, viewer: int | None) -> bool:
@@ -270,7 +241,7 @@ class Table:
         }
 
     def _message(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"type": kind, "seq": self.seq, "payload": payload}
+        return message(kind, self.seq, payload)
 
     def _update_for(self, step: Step, seat: int | None, *, latest: bool = True) -> dict[str, Any]:
         """A step as ``seat`` may see it; an older step (in a resume) carries no view."""
@@ -282,6 +253,38 @@ class Table:
             "by": step.by,
             "round_break": pause.to_json() if pause else None,
         }
+
+    def _send_all(self, kind: str, payload: dict[str, Any]) -> None:
+        """One message, the same for everyone: serialised once."""
+        text = orjson.dumps(self._message(kind, payload)).decode()
+        for conn in list(self.connections):
+            conn.send_text(text)
+
+    def broadcast_table(self) -> None:
+        """Announce the table (seats, presence, spectators): every connection first
+        follows the seating, so a seat taken or given up here re-seats its user's
+        sockets."""
+        if self._spectator_notice is not None:
+            self._spectator_notice.cancel()
+            self._spectator_notice = None
+        self._reseat_connections()
+        texts: dict[bool, str] = {}  # one text for those who see the invite code, one not
+        for conn in list(self.connections):
+            shown = self._shows_invite_code(conn.user_id)
+            text = texts.get(shown)
+            if text is None:
+                text = texts[shown] = orjson.dumps(
+                    self._message("table", self.info(conn.user_id))
+                ).decode()
+            conn.send_text(text)
+
+    def _spectators_changed(self) -> None:
+        """Spectators come and go in crowds: the table hears of it at most once every
+        ``SPECTATOR_NOTICE_GAP`` seconds, not once per socket."""
+        if self._spectator_notice is None:
+            self._spectator_notice = asyncio.get_running_loop().call_later(
+                SPECTATOR_NOTICE_GAP, self.broadcast_table
+            )
 
     def react(self, conn: Connection, reaction: str) -> None:
         """Pass a preset reaction on to the table, at most one per connection a second."""
@@ -295,49 +298,30 @@ class Table:
             )
             return
         conn.last_reaction = now
-        payload = {
-            "seat": conn.seat,
-            "user_id": conn.user_id,
-            "name": self.hub.names.get(conn.user_id),
-            "reaction": reaction,
-        }
-        for other in list(self.connections):
-            other.send(self._message("reaction", payload))
-
-    def broadcast_table(self) -> None:
-        """Announce the table (seats, presence): every connection first follows the
-        seating, so a seat taken or given up here re-seats its user's sockets."""
-        self._reseat_connections()
-        texts: dict[bool, str] = {}  # one text for those who see the invite code, one not
-        for conn in list(self.connections):
-            shown = self._shows_invite_code(conn.user_id)
-            text = texts.get(shown)
-            if text is None:
-                message = self._message("table", self.info(conn.user_id))
-                text = texts[shown] = orjson.dumps(message).decode()
-            conn.send_text(text)
+        name = self.hub.names.get(conn.user_id)
+        payload = {"seat": conn.seat, "user_id": conn.user_id, "name": name, "reaction": reaction}
+        self._send_all("reaction", payload)
 
     # --- connections ---------------------------------------------------------------
 
     def connect(self, conn: Connection, since: int | None) -> None:
         """Register a connection and greet it: a snapshot, or the missed updates. The
-        table is announced again only if a seat's presence changed: a spectator coming
-        or going changes nothing the others see (and must not cost every socket a
-        message)."""
+        table is announced at once if a seat's presence changed; a spectator coming
+        changes nothing in play and is announced with the next batch of spectators."""
         present = self.connected_seats()
+        watching = len(self.spectators())
         retaken = False
         self.follow_seating(conn)
-        self.connections.add(conn)
-        if conn.seat is not None:
-            self.away.discard(conn.seat)
-            task = self._grace.pop(conn.seat, None)
+        self.connections[conn] = None
+        seat = conn.seat
+        if seat is not None:
+            self.seating.away.discard(seat)
+            task = self._grace.pop(seat, None)
             if task is not None:
                 task.cancel()
-            if self.status == "playing" and (
-                conn.seat in self.left or self.bots[conn.seat] is not None
-            ):
+            if self.status == "playing" and not self.seating.played_by_owner(seat):
                 # Coming back to the table takes the seat over again, hand and all.
-                self._set_controller(conn.seat, None, left=False)
+                self._set_controller(seat, None, left=False)
                 retaken = True
         missed = self._missed_since(since) if since is not None else None
         if missed is not None and self.state is not None:
@@ -347,6 +331,8 @@ class Table:
             conn.send(self._message("snapshot", self.snapshot(conn)))
         if retaken or self.connected_seats() != present:
             self.broadcast_table()
+        elif len(self.spectators()) != watching:
+            self._spectators_changed()
 
     def _missed_since(self, since: int) -> list[Step] | None:
         """The steps after ``since`` if all of them are still remembered, else None."""
@@ -360,10 +346,11 @@ class Table:
 
     def disconnect(self, conn: Connection) -> None:
         present = self.connected_seats()  # before the close: a closed one is not present
+        watching = len(self.spectators())
         conn.close()
         if conn not in self.connections:
             return
-        self.connections.discard(conn)
+        self.connections.pop(conn, None)
         seat = conn.seat
         if seat is not None and seat not in self.connected_seats() and self.status == "playing":
             self._grace[seat] = asyncio.create_task(self._grace_period(seat))
@@ -372,14 +359,16 @@ class Table:
                 self._break_changed()
         if self.connected_seats() != present:
             self.broadcast_table()
+        elif len(self.spectators()) != watching:
+            self._spectators_changed()
 
     def expect_players(self) -> None:
         """After a restart or a takeover nobody is connected yet: each player's seat
         gets the grace period it would have had on a dropped connection."""
         if self.status != "playing":
             return
-        for seat, owner in enumerate(self.seats):
-            if owner is None or seat in self.left or self.bots[seat] is not None:
+        for seat in range(self.players):
+            if not self.seating.played_by_owner(seat):
                 continue
             if seat not in self.connected_seats() and seat not in self._grace:
                 self._grace[seat] = asyncio.create_task(self._grace_period(seat))
@@ -387,43 +376,12 @@ class Table:
     async def _grace_period(self, seat: int) -> None:
         await asyncio.sleep(self.hub.settings.grace_seconds)
         if seat not in self.connected_seats() and self.status == "playing":
-            self.away.add(seat)
+            self.seating.away.add(seat)
             self._grace.pop(seat, None)
             if self.bots_allowed:
                 # At a free table a bot plays the hand until the player is back.
                 self._set_controller(seat, self.bot_level, left=False)
             self.broadcast_table()
-
-    @property
-    def bot_level(self) -> str:
-        """The level of a bot that takes over a seat here: the level the table was
-        started with (its bots' own), else the server's ``SAHRAT_BOT_LEVEL``."""
-        started = next((level for level in self.bots if level is not None), None)
-        return started or self.hub.settings.bot_level
-
-    @property
-    def bots_allowed(self) -> bool:
-        """Bots sit only at free tables (RULES.md §1.10)."""
-        return not self.options.coin_table
-
-    def _set_controller(self, seat: int, bot_level: str | None, *, left: bool) -> None:
-        """Hand a seat to a bot (or back to its player), remembered in the database."""
-        self.bots[seat] = bot_level
-        self._players.pop(seat, None)
-        if left:
-            self.left.add(seat)
-        else:
-            self.left.discard(seat)
-        if bot_level is None and not left:
-            self.timer_turns.pop(seat, None)  # back at the seat: idle turns start again
-        elif self.round_break is not None and seat in self.round_break.waiting:
-            self.round_break.waiting.discard(seat)  # a bot reads no summary
-            self._break_changed()
-        task = asyncio.create_task(
-            self.hub.store_seat(self.id, seat, self.seats[seat], bot_level, left)
-        )
-        self.hub.background(task)
-        self._schedule_bot()
 
     # --- seats -------------------------------------------------------------------------
 
@@ -431,7 +389,7 @@ class Table:
         async with self.lock:
             mine = self.seat_of(user_id)
             if self.status == "playing" and mine is not None:
-                if mine in self.left or self.bots[mine] is not None:
+                if not self.seating.played_by_owner(mine):
                     await self.hub.check_can_sit(user_id, 0)
                     self._set_controller(mine, None, left=False)
                     self.broadcast_table()
@@ -441,7 +399,7 @@ class Table:
                 raise TableError("table_started", "the match has started; watch as a spectator")
             if mine is not None:
                 raise TableError("already_seated", "you already have a seat at this table")
-            free = self._free_seats()
+            free = self.seating.free()
             if not free:
                 raise TableError("table_full", "every seat is taken")
             if seat is None:
@@ -450,48 +408,18 @@ class Table:
                 raise TableError("no_such_seat", f"seat {seat} is not a seat at this table", 422)
             elif seat not in free:
                 raise TableError("seat_taken", f"seat {seat} is taken")
-            self._check_address(address)
+            if self.options.coin_table and self.hub.settings.one_address_per_coin_table:
+                self.seating.check_address(address)
             await self.hub.check_can_sit(user_id, self.options.stake)
             await self.hub.store_seat(self.id, seat, user_id, None, False, address)
-            self.seats[seat] = user_id
-            if address is not None:
-                self.addresses[seat] = address
-            if not self._free_seats():
-                await self._start_match()
+            self.seating.sit(seat, user_id, address)
+            await self._start_if_full()
             self.broadcast_table()
             if self.seat_of(user_id) is None:  # the match could not start: not enough coins
                 raise TableError(
                     "not_enough_coins",
                     f"you cannot cover this table's stake of {self.options.stake}",
                 )
-
-    def _check_address(self, address: str | None) -> None:
-        """At a coin table, one account per network address: two accounts of one
-        household or one player's two accounts cannot share a pot (against collusion)."""
-        if (
-            address is None
-            or not self.options.coin_table
-            or not self.hub.settings.one_address_per_coin_table
-        ):
-            return
-        mine = network_key(address)
-        if mine is None:
-            return
-        for seat, other in self.addresses.items():
-            # one network, not one text: an IPv6 subscriber picks any address in its /64
-            if network_key(other) == mine and self.seats[seat] is not None:
-                raise TableError(
-                    "same_address",
-                    "another player at this coin table joined from your network address; "
-                    "a coin table takes one account per address",
-                )
-
-    def _free_seats(self) -> list[int]:
-        return [
-            seat
-            for seat, owner in enumerate(self.seats)
-            if owner is None and self.bots[seat] is None
-        ]
 
     async def start_with_bots(self, user_id: int, level: str) -> None:
         """The creator starts a free table now, bots in the empty seats."""
@@ -504,9 +432,9 @@ class Table:
                 raise TableError("no_bots_at_coin_tables", "bots never sit at coin tables")
             if self.seat_of(user_id) is None:
                 raise TableError("not_seated", "take a seat before starting with bots")
-            for seat in self._free_seats():
+            for seat in self.seating.free():
                 await self.hub.store_seat(self.id, seat, None, level, False)
-                self.bots[seat] = level
+                self.seating.bots[seat] = level
             await self._start_match()
             self.broadcast_table()
 
@@ -523,23 +451,249 @@ class Table:
                 self.broadcast_table()
                 return
             await self.hub.remove_seat(self.id, seat)
-            self.seats[seat] = None
-            self.addresses.pop(seat, None)
+            self.seating.unseat(seat)
             self.rematch.discard(seat)  # leaving a finished table declines its rematch
             self.broadcast_table()
 
-    # --- the match ---------------------------------------------------------------------
-
-    def set_options(self, options: dict[str, Any]) -> None:
-        """New (validated) options for a waiting table; the seats list follows ``players``."""
+    async def change_options(self, options: dict[str, Any]) -> None:
+        """New (validated, stored) options for a waiting table (caller holds the lock):
+        the seats follow ``players``, and a table shrunk to exactly its players starts."""
         self.options = options_for(self.game, options)
-        players = int(self.options.players)
-        self.seats = (self.seats + [None] * players)[:players]
-        self.bots = (self.bots + [None] * players)[:players]
+        self.seating.resize(self.players)
+        if any(owner is not None for owner in self.seats):
+            await self._start_if_full()
+        self.broadcast_table()
 
     def demote(self, user_id: int) -> None:
         """The user's connections here become a spectator's (a suspended player)."""
         self._reseat_connections()
+
+    def _set_controller(self, seat: int, bot_level: str | None, *, left: bool) -> None:
+        """Hand a seat to a bot (or back to its player), remembered in the database."""
+        self.seating.bots[seat] = bot_level
+        self.bot_seats.forget(seat)
+        if left:
+            self.seating.left.add(seat)
+        else:
+            self.seating.left.discard(seat)
+        if bot_level is None and not left:
+            self.tally.back(seat)  # back at the seat: idle turns start again
+        elif self.round_break is not None and seat in self.round_break.waiting:
+            self.round_break.waiting.discard(seat)  # a bot reads no summary
+            self._break_changed()
+        task = asyncio.create_task(
+            self.hub.store_seat(self.id, seat, self.seats[seat], bot_level, left)
+        )
+        self.hub.background(task)
+        self._schedule_bot()
+
+    # --- the move: command → engine → durable log → updates ---------------------------
+
+    async def command(self, conn: Connection, command: Command) -> None:
+        """Answer one command: exactly one reply, after any update it caused."""
+        started = time.perf_counter()
+        async with self.lock:
+            try:
+                reply = await self._command(conn, command)
+            except TableError as error:  # this process no longer serves the table
+                reply = refusal(command.cid, error.code, error.message)
+            except IntegrityError:  # another process wrote this seq: it owns the table now
+                self.log.warning("table %s: another process wrote its log; letting go", self.id)
+                self.hub.drop(self.id, "this table moved to another server; reconnect")
+                reply = refusal(
+                    command.cid, "unavailable", "the table moved to another server; send it again"
+                )
+            except Exception:  # the log could not be written: nothing was applied
+                self.log.exception("table %s: command %s not saved", self.id, command.cid)
+                reply = refusal(
+                    command.cid,
+                    "unavailable",
+                    "the move could not be saved and was not played; send it again",
+                )
+        conn.send(self._message("reply", reply))
+        problem = reply.get("error")
+        metrics.COMMANDS.labels(problem["code"] if problem else "ok").inc()
+        metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
+
+    async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
+        """Check a command, play it through the engine, and commit the step."""
+        if self.follow_seating(conn):  # cannot happen while every seating change re-seats
+            reply = refusal(
+                command.cid, "seat_changed", "your seat at this table changed; look again"
+            )
+            reply["snapshot"] = self.snapshot(conn)
+            return reply
+        seat = conn.seat
+        if seat is None:
+            return refusal(command.cid, "spectator", "spectators cannot play")
+        earlier = self.replies.get((seat, command.cid))
+        if earlier is not None:
+            return earlier  # a duplicate gets its earlier answer
+        if self.status != "playing" or self.state is None:
+            return refusal(command.cid, "not_playing", f"the table is {self.status}, not playing")
+        if self.round_break is not None:
+            return refusal(
+                command.cid,
+                "round_break",
+                "the next round starts when every player has continued, or when the break ends",
+            )
+        if not self.seating.played_by_owner(seat):
+            # Playing at your own seat is coming back to it, as reconnecting is.
+            self._set_controller(seat, None, left=False)
+            self.broadcast_table()
+        if command.seq != self.seq:
+            reply = refusal(
+                command.cid,
+                "stale",
+                f"the table is at seq {self.seq}; your command was sent at seq {command.seq}",
+            )
+            reply["snapshot"] = self.snapshot(conn)
+            return reply
+        if command.action.get("seat", seat) != seat:
+            return refusal(command.cid, "not_your_seat", "you can only play for your own seat")
+        try:
+            action = self.engine.action_from_json({**command.action, "seat": seat})
+            state, events = self.engine.apply(self.state, action)
+        except RuleError as error:
+            return refusal(command.cid, error.code, error.message)
+        except (TypeError, ValueError, AttributeError) as error:
+            return refusal(command.cid, "bad_action", f"not an action: {error}")
+        step = Step(
+            self.seq + 1, self.engine.action_to_json(action), events, "player", seat, command.cid
+        )
+        await self._commit([(step, state)])
+        reply = {"cid": command.cid, "ok": True}
+        self._remember(seat, command.cid, reply)
+        return reply
+
+    def _remember(self, seat: int, cid: str, reply: dict[str, Any]) -> None:
+        self.replies[(seat, cid)] = reply
+        while len(self.replies) > DEDUPE_SIZE:
+            self.replies.popitem(last=False)
+
+    def _check_lease(self) -> None:
+        """Refuse to write for a table whose lease this process may have lost."""
+        if not self.hub.may_write(self.id):
+            raise TableError(
+                "unavailable", "the table is moving to another server; send the move again", 503
+            )
+
+    async def _commit(self, steps: list[tuple[Step, Any]]) -> None:
+        """Make ``steps`` durable, then adopt the new state and tell every connection.
+
+        The steps are appended to the log (with the match's row and coins if they end
+        it) and awaited until durable; nothing is adopted or sent before that, so a
+        step anyone has seen survives any crash."""
+        self._check_lease()
+        final_state = steps[-1][1]
+        over = bool(final_state.over)
+        round_ended = not over and ends_round(
+            event.type for step, _ in steps for event in step.events
+        )
+        pause = self._new_break() if round_ended else None
+        if over:
+            deadline = None
+        elif pause is not None:
+            deadline = pause.until
+        elif round_ended or self.engine.to_act(final_state) != self.engine.to_act(self.state):
+            deadline = self._new_deadline()
+        else:
+            deadline = self.deadline
+        match, coins = self._match_end(final_state, steps) if over else (None, [])
+        entries = [
+            {
+                "seq": step.seq,
+                "kind": "action",
+                "seat": step.seat,
+                "client_id": step.cid,
+                "data": {"action": step.action, "by": step.by},
+            }
+            for step, _ in steps
+        ]
+        status = "finished" if over else "playing"
+        last_seq = steps[-1][0].seq
+        await self.hub.writer.append(
+            Append(self.id, entries, last_seq, status, _as_datetime(deadline), match, coins)
+        )
+        self.round_break = pause
+        for step, state in steps:
+            self.state = state
+            self.seq = step.seq
+            self.actions.append(step.action)
+            self.recent.append(step)
+            self.tally.count(step.by, step.seat)
+            self.deadline = deadline
+            self._publish(step)
+        self.status = status
+        if over:
+            self.clock.cancel()
+            self.broadcast_table()
+            self.hub.forget_later(self.id)
+        else:
+            self._forfeit_idle_seats()
+            self._arm_timer()
+            self._schedule_bot()
+
+    def _publish(self, step: Step) -> None:
+        """Send a durable step: one view and one JSON text per seat (spectators share
+        one), not per connection."""
+        texts: dict[int | None, str] = {}
+        for conn in list(self.connections):
+            if self.follow_seating(conn):  # re-seated: a whole new picture, not a step
+                conn.send(self._message("snapshot", self.snapshot(conn)))
+                continue
+            text = texts.get(conn.seat)
+            if text is None:
+                message = self._message("update", self._update_for(step, conn.seat))
+                text = texts[conn.seat] = orjson.dumps(message).decode()
+            conn.send_text(text)
+
+    def _match_end(
+        self, final_state: Any, steps: list[tuple[Step, Any]]
+    ) -> tuple[dict[str, Any], list[ledger.Movement]]:
+        """The match row and the coins written with a match's last step."""
+        assert self.seed is not None
+        row = match_row(
+            self.engine,
+            final_state,
+            game=self.game,
+            options=self.options,
+            seats=self.seats,
+            names=self.hub.names,
+            seed=self.seed,
+            first_dealer=self.first_dealer,
+            actions=self.actions + [step.action for step, _ in steps],
+        )
+        coins = settlement(
+            final_state,
+            table_id=self.id,
+            start_seq=self.start_seq if self.start_seq is not None else 0,
+            options=self.options,
+            seats=self.seats,
+            left=self.seating.left,
+            moved=self.tally.moved | {step.seat for step, _ in steps if step.by == "player"},
+            free_table_earnings=self.hub.defaults.free_table_earnings,
+        )
+        return row, coins
+
+    def _forfeit_idle_seats(self) -> None:
+        """A seat the timer played for ``timer_turns_to_forfeit`` turns in a row is
+        forfeited like a player who left: a bot plays it at a free table, the timer at
+        a coin table, and its player may come back and take it over."""
+        forfeited = False
+        for seat in self.tally.idle(self.hub.settings.timer_turns_to_forfeit):
+            if seat not in self.seating.left and self.seats[seat] is not None:
+                level = self.bot_level if self.bots_allowed else None
+                self._set_controller(seat, level, left=True)
+                forfeited = True
+        if forfeited:
+            self.broadcast_table()
+
+    # --- a match's start and restore ---------------------------------------------------
+
+    async def _start_if_full(self) -> None:
+        if not self.seating.free():
+            await self._start_match()
 
     async def _start_match(self) -> bool:
         """Deal a new match (caller holds the lock). At a coin table every seat's stake
@@ -579,7 +733,7 @@ class Table:
         self.first_dealer = int(state.dealer)
         self.state, self.seed, self.seq, self.status = state, seed, seq, "playing"
         self.actions = []
-        self._new_match_tally()
+        self.tally = PlayTally()
         self.deadline = deadline
         self.recent.clear()
         for conn in list(self.connections):
@@ -595,16 +749,14 @@ class Table:
             if seat is None:
                 continue
             await self.hub.remove_seat(self.id, seat)
-            self.seats[seat] = None
-            self.addresses.pop(seat, None)
+            self.seating.unseat(seat)
         self._reseat_connections()
         names = ", ".join(self.hub.names.get(u, f"player {u}") for u in user_ids)
-        message = (
+        text = (
             f"the match could not start: {names} cannot cover the stake of "
             f"{self.options.stake} coins; the table waits for players"
         )
-        for conn in list(self.connections):
-            conn.send(self._message("error", {"code": "not_enough_coins", "message": message}))
+        self._send_all("error", {"code": "not_enough_coins", "message": text})
 
     def restore(self, entries: Sequence[Any]) -> None:
         """Rebuild the match from its log entries (start, then actions)."""
@@ -617,7 +769,7 @@ class Table:
                 )
                 self.first_dealer = int(self.state.dealer)
                 self.actions = []
-                self._new_match_tally()
+                self.tally = PlayTally()
                 self.replies.clear()
             elif entry.kind == "action" and self.state is not None:
                 action = self.engine.action_from_json(entry.data["action"])
@@ -632,7 +784,7 @@ class Table:
                     entry.client_id,
                 )
                 self.recent.append(step)
-                self._tally(step)
+                self.tally.count(step.by, step.seat)
                 if entry.client_id is not None and entry.seat is not None:
                     self._remember(
                         entry.seat, entry.client_id, {"cid": entry.client_id, "ok": True}
@@ -642,278 +794,7 @@ class Table:
             self._arm_timer()
             self._schedule_bot()
 
-    def _resume_break(self) -> None:
-        """After a restart or a takeover: a round that had just ended is still in its
-        break (its end is the stored deadline) if that has not passed; its players are
-        waited for as they come back. A break already over starts the next turn's clock."""
-        last = self.recent[-1] if self.recent else None
-        if last is None or not any(event.type in ROUND_ENDS for event in last.events):
-            return
-        if self.deadline is not None and self.deadline > time.time():
-            waiting = {
-                seat
-                for seat, owner in enumerate(self.seats)
-                if owner is not None and self.bots[seat] is None and seat not in self.left
-            }
-            if waiting:
-                self.round_break = RoundBreak(self.deadline, waiting)
-                return
-        self.deadline = self._new_deadline()
-
-    async def command(self, conn: Connection, command: Command) -> None:
-        """Answer one command: exactly one reply, after any update it caused."""
-        started = time.perf_counter()
-        async with self.lock:
-            try:
-                reply = await self._command(conn, command)
-            except TableError as error:  # this process no longer serves the table
-                reply = refusal(command.cid, error.code, error.message)
-            except IntegrityError:  # another process wrote this seq: it owns the table now
-                self.log.warning("table %s: another process wrote its log; letting go", self.id)
-                self.hub.drop(self.id, "this table moved to another server; reconnect")
-                reply = refusal(
-                    command.cid, "unavailable", "the table moved to another server; send it again"
-                )
-            except Exception:  # the log could not be written: nothing was applied
-                self.log.exception("table %s: command %s not saved", self.id, command.cid)
-                reply = refusal(
-                    command.cid,
-                    "unavailable",
-                    "the move could not be saved and was not played; send it again",
-                )
-        conn.send(self._message("reply", reply))
-        problem = reply.get("error")
-        metrics.COMMANDS.labels(problem["code"] if problem else "ok").inc()
-        metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
-
-    def _check_lease(self) -> None:
-        """Refuse to write for a table whose lease this process may have lost."""
-        if not self.hub.may_write(self.id):
-            raise TableError(
-                "unavailable", "the table is moving to another server; send the move again", 503
-            )
-
-    async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
-        if self.follow_seating(conn):  # cannot happen while every seating change re-seats
-            reply = refusal(
-                command.cid, "seat_changed", "your seat at this table changed; look again"
-            )
-            reply["snapshot"] = self.snapshot(conn)
-            return reply
-        seat = conn.seat
-        if seat is None:
-            return refusal(command.cid, "spectator", "spectators cannot play")
-        earlier = self.replies.get((seat, command.cid))
-        if earlier is not None:
-            return earlier  # a duplicate gets its earlier answer
-        if self.status != "playing" or self.state is None:
-            return refusal(command.cid, "not_playing", f"the table is {self.status}, not playing")
-        if self.round_break is not None:
-            return refusal(
-                command.cid,
-                "round_break",
-                "the next round starts when every player has continued, or when the break ends",
-            )
-        if seat in self.left or self.bots[seat] is not None:
-            # Playing at your own seat is coming back to it, as reconnecting is.
-            self._set_controller(seat, None, left=False)
-            self.broadcast_table()
-        if command.seq != self.seq:
-            reply = refusal(
-                command.cid,
-                "stale",
-                f"the table is at seq {self.seq}; your command was sent at seq {command.seq}",
-            )
-            reply["snapshot"] = self.snapshot(conn)
-            return reply
-        try:
-            raw = {**command.action, "seat": seat}
-            if "seat" in command.action and command.action["seat"] != seat:
-                raise _SeatError()
-            action = self.engine.action_from_json(raw)
-            state, events = self.engine.apply(self.state, action)
-        except _SeatError:
-            return refusal(command.cid, "not_your_seat", "you can only play for your own seat")
-        except RuleError as error:
-            return refusal(command.cid, error.code, error.message)
-        except (TypeError, ValueError, AttributeError) as error:
-            return refusal(command.cid, "bad_action", f"not an action: {error}")
-        step = Step(
-            self.seq + 1, self.engine.action_to_json(action), events, "player", seat, command.cid
-        )
-        await self._commit([(step, state)])
-        reply = {"cid": command.cid, "ok": True}
-        self._remember(seat, command.cid, reply)
-        return reply
-
-    def _remember(self, seat: int, cid: str, reply: dict[str, Any]) -> None:
-        self.replies[(seat, cid)] = reply
-        while len(self.replies) > DEDUPE_SIZE:
-            self.replies.popitem(last=False)
-
-    async def _commit(self, steps: list[tuple[Step, Any]]) -> None:
-        """Make ``steps`` durable, then adopt the new state and tell every connection."""
-        self._check_lease()
-        final_state = steps[-1][1]
-        before = self.engine.to_act(self.state)
-        after = self.engine.to_act(final_state)
-        over = bool(final_state.over)
-        ends_round = not over and any(
-            event.type in ROUND_ENDS for step, _ in steps for event in step.events
-        )
-        pause = self._new_break() if ends_round else None
-        if over:
-            deadline = None
-        elif pause is not None:
-            deadline = pause.until
-        elif ends_round or after != before:
-            deadline = self._new_deadline()
-        else:
-            deadline = self.deadline
-        match_row = None
-        coins: list[ledger.Movement] = []
-        if over:
-            actions = self.actions + [step.action for step, _ in steps]
-            match_row = self._match_row(final_state, actions)
-            moved = self.moved | {step.seat for step, _ in steps if step.by == "player"}
-            coins = self._settlement(final_state, moved)
-        entries = [
-            {
-                "seq": step.seq,
-                "kind": "action",
-                "seat": step.seat,
-                "client_id": step.cid,
-                "data": {"action": step.action, "by": step.by},
-            }
-            for step, _ in steps
-        ]
-        status = "finished" if over else "playing"
-        last_seq = steps[-1][0].seq
-        await self.hub.writer.append(
-            Append(self.id, entries, last_seq, status, _as_datetime(deadline), match_row, coins)
-        )
-        self.round_break = pause
-        for step, state in steps:
-            self.state = state
-            self.seq = step.seq
-            self.actions.append(step.action)
-            self.recent.append(step)
-            self._tally(step)
-            self.deadline = deadline
-            # One view and one JSON text per seat (spectators share one), not per connection.
-            texts: dict[int | None, str] = {}
-            for conn in list(self.connections):
-                if self.follow_seating(conn):  # re-seated: a whole new picture, not a step
-                    conn.send(self._message("snapshot", self.snapshot(conn)))
-                    continue
-                text = texts.get(conn.seat)
-                if text is None:
-                    message = self._message("update", self._update_for(step, conn.seat))
-                    text = texts[conn.seat] = orjson.dumps(message).decode()
-                conn.send_text(text)
-        self.status = status
-        if over:
-            self._cancel_timer()
-            self.broadcast_table()
-            self.hub.forget_later(self.id)
-        else:
-            self._forfeit_idle_seats()
-            self._arm_timer()
-            self._schedule_bot()
-
-    def _match_row(self, state: Any, actions: list[dict[str, Any]]) -> dict[str, Any]:
-        assert self.seed is not None
-        record = GameRecord(
-            game=self.game,
-            options=self.options.to_json(),
-            # every seat is named (a bot's own seat too): a record replays by its seats
-            seats=[
-                self.hub.names.get(owner, f"seat {i}") if owner is not None else f"bot {i}"
-                for i, owner in enumerate(self.seats)
-            ],
-            seed=self.seed,
-            first_dealer=self.first_dealer,
-            actions=actions,
-        )
-        return {
-            "game": self.game,
-            "winner_seat": getattr(state, "match_winner", None),
-            "players": list(self.seats),
-            "score_sheet": self.engine.score_sheet(state),
-            "record": record.to_json(),
-        }
-
-    def _settlement(self, state: Any, moved: set[int]) -> list[ledger.Movement]:
-        """The coins a finished match moves, written with its match row: a coin table's
-        pot paid out (RULES.md §1.10), or at a free table the earnings of each player
-        who finished it and made moves of their own (``moved``): a table of bots and
-        timers started and never played earns nothing (docs/economy.md)."""
-        start = self.start_seq if self.start_seq is not None else 0
-        if not self.options.coin_table:
-            amount = self.hub.defaults.free_table_earnings
-            if amount <= 0:
-                return []
-            return [
-                ledger.Movement(
-                    f"table:{self.id}:seq:{start}:earn:{seat}",
-                    ledger.HOUSE,
-                    ledger.user_account(owner),
-                    amount,
-                    "earnings",
-                    self.id,
-                    start,
-                )
-                for seat, owner in enumerate(self.seats)
-                if owner is not None and seat not in self.left and seat in moved
-            ]
-        stake = self.options.stake
-        pot = stake * sum(owner is not None for owner in self.seats)
-        places = getattr(state, "places", None)
-        try:
-            shares = ledger.payout_shares(
-                pot, self.players, list(places) if places else None, state.match_winner
-            )
-        except ledger.LedgerError:  # shares exist for every finished match: a bug
-            log.exception("table %s: no payout for these places; stakes refunded", self.id)
-            shares = {seat: stake for seat, owner in enumerate(self.seats) if owner is not None}
-        return ledger.payout_movements(self.id, start, self.seats, shares)
-
-    # --- who really plays ------------------------------------------------------------
-
-    def _new_match_tally(self) -> None:
-        self.moved = set()
-        self.timer_turns = {}
-        self._last_step = None
-
-    def _tally(self, step: Step) -> None:
-        """Count a step toward its seat's own moves or idle turns. A run of timer steps
-        of one seat is one turn; a move of the player's own ends the run."""
-        previous, self._last_step = self._last_step, step
-        if step.by == "player":
-            self.moved.add(step.seat)
-            self.timer_turns[step.seat] = 0
-        elif step.by == "timer" and not (
-            previous is not None and previous.by == "timer" and previous.seat == step.seat
-        ):
-            self.timer_turns[step.seat] = self.timer_turns.get(step.seat, 0) + 1
-
-    def _forfeit_idle_seats(self) -> None:
-        """A seat the timer played for ``timer_turns_to_forfeit`` turns in a row is
-        forfeited like a player who left: a bot plays it at a free table, the timer at
-        a coin table, and its player may come back and take it over."""
-        limit = self.hub.settings.timer_turns_to_forfeit
-        if limit <= 0:
-            return
-        forfeited = False
-        for seat, turns in self.timer_turns.items():
-            if turns >= limit and seat not in self.left and self.seats[seat] is not None:
-                level = self.bot_level if self.bots_allowed else None
-                self._set_controller(seat, level, left=True)
-                forfeited = True
-        if forfeited:
-            self.broadcast_table()
-
-    # --- bots ---------------------------------------------------------------------------
+    # --- moves nobody waits for: bots and the timer ------------------------------------
 
     def _schedule_bot(self) -> None:
         """If a bot is to act, let it move after a short, human-like pause."""
@@ -922,7 +803,7 @@ class Table:
         if self.round_break is not None:
             return  # bots wait for the next round like everyone
         seat = self.engine.to_act(self.state)
-        if seat is None or self.bots[seat] is None:
+        if seat is None or self.seating.bots[seat] is None:
             return
         if self._bot_task is not None and not self._bot_task.done():
             return
@@ -955,20 +836,14 @@ class Table:
             if self.round_break is not None:
                 return
             seat = self.engine.to_act(self.state)
-            level = self.bots[seat] if seat is not None else None
+            level = self.seating.bots[seat] if seat is not None else None
             if seat is None or level is None:
                 return
-            player = self._players.get(seat)
-            if player is None:
-                player = self._players[seat] = make_bot(self.game, level)
-            # The bot sees exactly what a person in that seat would see, and thinks in a
-            # worker thread: a searching bot must not hold up the other tables' moves.
+            # The bot sees exactly what a person in that seat would see.
             view = self.engine.view(self.state, seat)
             try:
-                thinking = time.perf_counter()
-                action = await asyncio.to_thread(player, view)
-                metrics.BOT_DECISION_SECONDS.observe(time.perf_counter() - thinking)
-                if self.bots[seat] != level or self.round_break is not None:
+                action = await self.bot_seats.decide(seat, level, view)
+                if self.seating.bots[seat] != level or self.round_break is not None:
                     return  # its player came back (or left it) while it was thinking
                 state, events = self.engine.apply(self.state, action)
             except RuleError:
@@ -977,6 +852,127 @@ class Table:
                 state, events = self.engine.apply(self.state, action)
             step = Step(self.seq + 1, self.engine.action_to_json(action), events, "bot", seat, None)
             await self._commit([(step, state)])
+
+    def _turn_seconds(self) -> float:
+        override = self.hub.settings.turn_seconds_override
+        return float(override if override is not None else self.options.turn_seconds)
+
+    def _new_deadline(self) -> float:
+        return time.time() + self._turn_seconds()
+
+    def _arm_timer(self) -> None:
+        """Wake up at the turn's deadline, or during a break at its end."""
+        self.clock.cancel()
+        if self.deadline is None or self.status != "playing":
+            return
+        pause = self.round_break
+        if pause is not None:
+            self.clock.at(pause.until, lambda: self._break_over(pause))
+        else:
+            seq = self.seq
+            self.clock.at(self.deadline, lambda: self._expire(seq))
+
+    async def _expire(self, seq: int) -> None:
+        def again() -> None:
+            if self.seq == seq and self.status == "playing":
+                self.clock.at(time.time(), lambda: self._expire(seq))
+
+        await self._unattended("timer", self._expire_now(seq), again)
+
+    async def _expire_now(self, seq: int) -> None:
+        """The turn's time ran out: the engine's timeout action, for as many steps as
+        the turn needs (up to the round's end, which starts a break)."""
+        async with self.lock:
+            if self.seq != seq or self.status != "playing" or self.state is None:
+                return
+            if self.round_break is not None:
+                return
+            seat = self.engine.to_act(self.state)
+            state = self.state
+            steps: list[tuple[Step, Any]] = []
+            for index in range(MAX_TIMER_STEPS):
+                if state.over or self.engine.to_act(state) != seat:
+                    break
+                action = self.engine.timeout_action(state)
+                state, events = self.engine.apply(state, action)
+                step = Step(
+                    self.seq + index + 1,
+                    self.engine.action_to_json(action),
+                    events,
+                    "timer",
+                    seat,
+                    None,
+                )
+                steps.append((step, state))
+                if ends_round(event.type for event in events):
+                    break  # the next round waits for its break
+            if steps:
+                await self._commit(steps)
+
+    # --- the break between rounds ---------------------------------------------------
+
+    def _new_break(self) -> RoundBreak | None:
+        return new_break(int(getattr(self.options, "break_seconds", 0)), self._readers())
+
+    def _readers(self) -> set[int]:
+        """The seats whose own player is here to press "continue"."""
+        return {
+            seat
+            for seat in self.connected_seats()
+            if self.seating.bots[seat] is None and seat not in self.seating.left
+        }
+
+    def _resume_break(self) -> None:
+        """After a restart or a takeover: a round that had just ended is still in its
+        break (its end is the stored deadline) if that has not passed; its players are
+        waited for as they come back. A break already over starts the next turn's clock."""
+        last = self.recent[-1] if self.recent else None
+        if last is None or not ends_round(event.type for event in last.events):
+            return
+        if self.deadline is not None and self.deadline > time.time():
+            waiting = {seat for seat in range(self.players) if self.seating.played_by_owner(seat)}
+            if waiting:
+                self.round_break = RoundBreak(self.deadline, waiting)
+                return
+        self.deadline = self._new_deadline()
+
+    def continue_play(self, conn: Connection) -> None:
+        """A player is done with the round's summary; the last one starts the round."""
+        self.follow_seating(conn)
+        pause = self.round_break
+        if pause is None or conn.seat is None or conn.seat not in pause.waiting:
+            return  # nothing to wait for (a late or a spectator's continue changes nothing)
+        pause.waiting.discard(conn.seat)
+        self._break_changed()
+
+    def _break_changed(self) -> None:
+        """Tell the table who is still reading; end the break once nobody is."""
+        pause = self.round_break
+        if pause is None:
+            return
+        if pause.waiting:
+            self._send_break()
+        else:
+            self._end_break()
+
+    async def _break_over(self, pause: RoundBreak) -> None:
+        if self.round_break is pause:
+            self._end_break()
+
+    def _end_break(self) -> None:
+        """The next round's play starts: its first turn's clock, its bots."""
+        if self.round_break is None or self.status != "playing":
+            return
+        self.round_break = None
+        self.deadline = self._new_deadline()
+        self._send_break()
+        self._arm_timer()
+        self._schedule_bot()
+
+    def _send_break(self) -> None:
+        pause = self.round_break
+        payload = {"round_break": pause.to_json() if pause else None, "deadline": self.deadline}
+        self._send_all("break", payload)
 
     # --- a hint ----------------------------------------------------------------------
 
@@ -1000,13 +996,12 @@ class Table:
         elif time.monotonic() - conn.last_hint < HINT_GAP:
             problem = "too_many_hints", f"one hint every {HINT_GAP:g} seconds at most"
         if problem is not None:
-            code, message = problem
-            conn.send(self._message("error", {"code": code, "message": message}))
+            code, text = problem
+            conn.send(self._message("error", {"code": code, "message": text}))
             return
         conn.last_hint = time.monotonic()
         view = self.engine.view(self.state, seat)  # what the seat sees, nothing more
-        player = make_bot(self.game, self.hub.settings.hint_level)
-        action = await asyncio.to_thread(player, view)  # thinking never blocks the loop
+        action = await suggest(self.game, self.hub.settings.hint_level, view)
         data = dict(self.engine.action_to_json(action))
         data.pop("seat", None)
         conn.send(self._message("hint", {"action": data}))
@@ -1021,13 +1016,13 @@ class Table:
             self.follow_seating(conn)
             problem = self._rematch_problem(conn.seat)
             if problem is not None:
-                code, message = problem
-                conn.send(self._message("error", {"code": code, "message": message}))
+                code, text = problem
+                conn.send(self._message("error", {"code": code, "message": text}))
                 return
             assert conn.seat is not None
             self.rematch.add(conn.seat)
             for seat, owner in enumerate(self.seats):
-                if owner is None or (seat in self.left and self.bots_allowed):
+                if owner is None or (seat in self.seating.left and self.bots_allowed):
                     self.rematch.add(seat)  # a bot's seat, or a leaver's a bot takes
             if len(self.rematch) < self.players:
                 self.broadcast_table()
@@ -1039,177 +1034,49 @@ class Table:
             return "not_finished", "a rematch is asked for once the match is over"
         if seat is None:
             return "spectator", "spectators cannot ask for a rematch"
-        if seat in self.left:
+        if seat in self.seating.left:
             return "left", "you left this match"
-        if any(owner is None and self.bots[s] is None for s, owner in enumerate(self.seats)):
+        if self.seating.free():
             return "seat_empty", "a player left the table: open a new one"
-        if not self.bots_allowed and self.left:
+        if not self.bots_allowed and self.seating.left:
             return "seat_empty", "a player left this coin match: open a new table"
         return None
 
     async def _rematch(self) -> None:
         """Everyone asked: leavers' seats go to bots, and a new match is dealt."""
         level = self.bot_level
-        for seat in sorted(self.left):
+        seating = self.seating
+        for seat in sorted(seating.left):
             await self.hub.store_seat(self.id, seat, None, level, False)
-            self.seats[seat], self.bots[seat] = None, level
-        self.left.clear()
+            seating.seats[seat], seating.bots[seat] = None, level
+        seating.left.clear()
+        seating.away.clear()
         self.rematch.clear()
-        self.away.clear()
         self.status = "waiting"
         if not await self._start_match():  # a stake nobody can cover any more
             await self.hub.store_status(self.id, "waiting")
         self.broadcast_table()
 
-    # --- the break between rounds ---------------------------------------------------
-
-    def _new_break(self) -> RoundBreak | None:
-        """The break that follows a round's end, if anyone is there to read its summary:
-        a table of bots, timers and absent players plays straight on."""
-        seconds = int(getattr(self.options, "break_seconds", 0))
-        waiting = self._readers()
-        if seconds <= 0 or not waiting:
-            return None
-        return RoundBreak(time.time() + seconds, waiting)
-
-    def _readers(self) -> set[int]:
-        """The seats whose own player is here to press "continue"."""
-        return {
-            seat
-            for seat in self.connected_seats()
-            if self.bots[seat] is None and seat not in self.left
-        }
-
-    def continue_play(self, conn: Connection) -> None:
-        """A player is done with the round's summary; the last one starts the round."""
-        self.follow_seating(conn)
-        pause = self.round_break
-        if pause is None or conn.seat is None or conn.seat not in pause.waiting:
-            return  # nothing to wait for (a late or a spectator's continue changes nothing)
-        pause.waiting.discard(conn.seat)
-        self._break_changed()
-
-    def _break_changed(self) -> None:
-        """Tell the table who is still reading; end the break once nobody is."""
-        pause = self.round_break
-        if pause is None:
-            return
-        if pause.waiting:
-            self._send_break()
-        else:
-            self._end_break()
-
-    def _end_break(self) -> None:
-        """The next round's play starts: its first turn's clock, its bots."""
-        if self.round_break is None or self.status != "playing":
-            return
-        self.round_break = None
-        self.deadline = self._new_deadline()
-        self._send_break()
-        self._arm_timer()
-        self._schedule_bot()
-
-    def _send_break(self) -> None:
-        payload = {
-            "round_break": self.round_break.to_json() if self.round_break else None,
-            "deadline": self.deadline,
-        }
-        text = orjson.dumps(self._message("break", payload)).decode()
-        for conn in list(self.connections):
-            conn.send_text(text)
-
-    async def _break_over_at(self, pause: RoundBreak) -> None:
-        await asyncio.sleep(max(0.0, pause.until - time.time()))
-        if self.round_break is pause:
-            self._timer = None
-            self._end_break()
-
-    # --- the turn timer ------------------------------------------------------------
-
-    def _turn_seconds(self) -> float:
-        override = self.hub.settings.turn_seconds_override
-        return float(override if override is not None else self.options.turn_seconds)
-
-    def _new_deadline(self) -> float:
-        return time.time() + self._turn_seconds()
-
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _arm_timer(self) -> None:
-        self._cancel_timer()
-        if self.deadline is None or self.status != "playing":
-            return
-        if self.round_break is not None:
-            self._timer = asyncio.create_task(self._break_over_at(self.round_break))
-            return
-        self._timer = asyncio.create_task(self._expire(self.seq, self.deadline))
-
-    async def _expire(self, seq: int, deadline: float) -> None:
-        await asyncio.sleep(max(0.0, deadline - time.time()))
-
-        def again() -> None:
-            if self.seq == seq and self.status == "playing":
-                self._timer = asyncio.create_task(self._expire(seq, time.time()))
-
-        await self._unattended("timer", self._expire_now(seq), again)
-
-    async def _expire_now(self, seq: int) -> None:
-        async with self.lock:
-            if self.seq != seq or self.status != "playing" or self.state is None:
-                return
-            if self.round_break is not None:
-                return
-            seat = self.engine.to_act(self.state)
-            state = self.state
-            steps: list[tuple[Step, Any]] = []
-            for index in range(MAX_TIMER_STEPS):
-                if state.over or self.engine.to_act(state) != seat:
-                    break
-                action = self.engine.timeout_action(state)
-                state, events = self.engine.apply(state, action)
-                step = Step(
-                    self.seq + index + 1,
-                    self.engine.action_to_json(action),
-                    events,
-                    "timer",
-                    seat,
-                    None,
-                )
-                steps.append((step, state))
-                if any(event.type in ROUND_ENDS for event in events):
-                    break  # the next round waits for its break
-            if steps:
-                self._timer = None
-                await self._commit(steps)
+    def closed(self, *, free_seats: bool) -> None:
+        """The table was closed (its row says so): a waiting table's seats are freed,
+        everyone is told, then every socket closes."""
+        self.status = "closed"
+        if free_seats:
+            self.seating.seats = [None] * self.players
+        self.broadcast_table()
+        self.close()
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Stop the table's tasks and close its connections (with ``code``)."""
-        self._cancel_timer()
+        self.clock.cancel()
         if self._bot_task is not None:
             self._bot_task.cancel()
+        if self._spectator_notice is not None:
+            self._spectator_notice.cancel()
         for task in self._grace.values():
             task.cancel()
         for conn in list(self.connections):
             conn.close(code, reason)
-
-
-def make_bot(game: str, level: str) -> Any:
-    """A fresh bot player for one seat: ``view -> action``."""
-    from sahrat.bots.levels import bot_for
-
-    return bot_for(game, level)
-
-
-class _SeatError(Exception):
-    pass
-
-
-def refusal(cid: str, code: str, message: str) -> dict[str, Any]:
-    """The payload of a ``reply`` refusing command ``cid``."""
-    return {"cid": cid, "ok": False, "error": {"code": code, "message": message}}
 
 
 def _as_datetime(timestamp: float | None) -> datetime | None:

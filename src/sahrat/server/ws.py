@@ -31,10 +31,11 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from . import metrics
+from .connection import Connection, TableError
 from .dispatch import error_message, handle_text, refuse
 from .hub import MAX_TABLE_ID, Hub, admits
 from .limits import ConnectionLimit
-from .table import Connection, Table, TableError
+from .table import Table
 from .tickets import redeem_ticket
 
 log = logging.getLogger("sahrat.ws")

@@ -1,0 +1,63 @@
+"""The table's clock: the turn timer and the break between rounds.
+
+A table has one timer at a time. While a round is played it fires when the turn's
+deadline passes (the timer's move is the engine's ``timeout_action``); during the
+break after a round it fires when the break ends. Both deadlines are wall-clock
+times stored with the table, so a restarted or taken-over table keeps them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+ROUND_ENDS = frozenset({"round_end", "deal_end"})  # a Konkan round's, a Conquian deal's
+
+
+@dataclass
+class RoundBreak:
+    """The pause after a round (deal) ends and before the next one is played: the next
+    round is dealt, but no turn timer runs and nobody moves until every connected player
+    has continued or ``until`` has passed (the table option ``break_seconds``)."""
+
+    until: float
+    waiting: set[int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"until": self.until, "waiting": sorted(self.waiting)}
+
+
+def new_break(seconds: int, readers: set[int]) -> RoundBreak | None:
+    """The break that follows a round's end, if anyone is there to read its summary:
+    a table of bots, timers and absent players plays straight on."""
+    if seconds <= 0 or not readers:
+        return None
+    return RoundBreak(time.time() + seconds, set(readers))
+
+
+def ends_round(event_types: Any) -> bool:
+    return any(kind in ROUND_ENDS for kind in event_types)
+
+
+class Clock:
+    """One pending wake-up: ``at(when, fire)`` replaces any earlier one."""
+
+    def __init__(self) -> None:
+        self._task: asyncio.Task[None] | None = None
+
+    def at(self, when: float, fire: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self.cancel()
+        self._task = asyncio.create_task(self._wake(when, fire))
+
+    async def _wake(self, when: float, fire: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        await asyncio.sleep(max(0.0, when - time.time()))
+        self._task = None  # fired: a new wake-up may be set while this one runs
+        await fire()
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
