@@ -35,7 +35,16 @@ _COMMON = [
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
 _PAGE = [*_COMMON, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
-# FastAPI's API explorer loads its scripts from a CDN and runs an inline one.
+# The API explorer (/docs, /redoc: apidocs.py) loads the scripts the package ships and
+# runs one inline script of FastAPI's; ReDoc styles inline and searches in a blob worker.
+# Nothing from another origin, as on the game's pages.
+EXPLORER_POLICY = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+_EXPLORER = [*_COMMON, (b"content-security-policy", EXPLORER_POLICY.encode())]
 _EXPLORER_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
 
 
@@ -49,7 +58,7 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = _COMMON if scope["path"] in _EXPLORER_PATHS else _PAGE
+        extra = _EXPLORER if scope["path"] in _EXPLORER_PATHS else _PAGE
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
