@@ -6,6 +6,7 @@ import { h, mount, $, toast } from "./dom.js";
 import { loadCatalogues, t, getLang, setLang, onLangChange, errorText } from "./i18n.js";
 import { session, api, ensureUser, rememberTable } from "./api.js";
 import { showLobby } from "./lobby.js";
+import { avatar } from "./avatar.js";
 
 let screen = null;  // the current screen: {close(), rerender()}
 let routing = 0;  // counts routes: a module that arrives after the reader moved on is not shown
@@ -31,6 +32,7 @@ function header() {
   mount($("#top"),
     h("a.brand", { href: "#/" }, t("app.name")),
     h("span.spacer"),
+    user ? avatar(user.name, 24) : null,
     user ? h("span.me", { title: t("lobby.signed_in_as") }, user.name) : null,
     user ? h("button.link", {
       type: "button", id: "logout",
@@ -62,10 +64,10 @@ function route() {
   if (screen) { screen.close(); screen = null; }
   header();
   const main = $("#main");
+  const ticket = ++routing;
   const invite = location.hash.match(/^#\/i\/([\w-]+)$/)?.[1];
   if (invite) { joinByInvite(invite); return; }
   const [, kind, id] = location.hash.match(/^#\/(t|m)\/(\d+)/) || [];
-  const ticket = ++routing;
   if (kind === "t" || kind === "m") {
     mount(main, h("p.loading", "…"));
     load(kind === "t" ? "table" : "replay").then((module) => {
