@@ -19,6 +19,7 @@ import pytest_asyncio
 from fastapi import FastAPI
 from sqlalchemy import text
 
+from sahrat import wire_schemas
 from sahrat.cli import SCHEMA_MODELS, main
 from sahrat.server.app import create_app
 from sahrat.server.migrate import head_revision
@@ -515,7 +516,8 @@ async def test_schemas_command_writes_one_file_per_model(tmp_path: Path) -> None
     out = tmp_path / "schemas"
     assert main(["schemas", "--out", str(out)]) == 0
     files = sorted(path.name for path in out.iterdir())
-    assert files == sorted(f"{name}.json" for name in SCHEMA_MODELS)
+    # the protocol's messages, and each game's views, events, actions and messages
+    assert files == sorted(f"{name}.json" for name in [*SCHEMA_MODELS, *wire_schemas.SCHEMAS])
     for path in out.iterdir():
         content = path.read_text(encoding="utf-8")
         assert content.endswith("}\n")

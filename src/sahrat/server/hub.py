@@ -116,10 +116,9 @@ class Hub:
             table = self.tables.pop(table_id, None)
             if table is None:
                 continue
-            async with table.lock:
-                table.close(MOVED, "the server is shutting down; reconnect")
-                if self.cluster is not None:
-                    await self.cluster.release(table_id)
+            await table.hand_over(MOVED, "the server is shutting down; reconnect")
+            if self.cluster is not None:
+                await self.cluster.release(table_id)
 
     async def stop(self) -> None:
         if self._sweeper is not None:
@@ -679,24 +678,20 @@ class Hub:
     async def _close_table(self, table: Table, unless: Callable[[], bool] | None = None) -> None:
         """Close a table (not while it plays, nor when ``unless`` says no once its
         lock is held); a waiting table's seats are freed."""
-        async with table.lock:
-            if table.status == "playing":
-                raise TableError(
-                    "match_in_progress", "the table's match is in progress; close it after"
-                )
-            if unless is not None and unless():
-                return
-            was_waiting = table.status == "waiting"
-            async with self.sessions() as session, session.begin():
-                row = await session.get(GameTable, table.id)
-                if row is not None:
-                    row.status = "closed"
-                if was_waiting:
-                    await session.execute(delete(Seat).where(Seat.table_id == table.id))
-            table.closed(free_seats=was_waiting)
+        if not await table.close_down(unless):
+            return
         self.tables.pop(table.id, None)
         if self.cluster is not None:
             await self.cluster.release(table.id)
+
+    async def store_closed(self, table_id: int, free_seats: bool) -> None:
+        """Write that a table is closed (and, if it was waiting, free its seats)."""
+        async with self.sessions() as session, session.begin():
+            row = await session.get(GameTable, table_id)
+            if row is not None:
+                row.status = "closed"
+            if free_seats:
+                await session.execute(delete(Seat).where(Seat.table_id == table_id))
 
     async def _expire_waiting_tables(self) -> None:
         """Close the waiting tables nobody has watched (no socket open to them) and
@@ -739,27 +734,14 @@ class Hub:
         return dict(await self.call(table_id, "options", options=options, viewer=viewer))
 
     async def _update_options(self, table: Table, options: dict[str, Any]) -> None:
-        async with table.lock:
-            if table.status == "playing":
-                raise TableError(
-                    "match_in_progress",
-                    "a match is in progress at this table; change its options when it is over",
-                )
-            if table.status != "waiting":
-                raise TableError("table_finished", f"the table is {table.status}")
-            merged = {**table.options.to_json(), **options}
-            parsed = options_for(table.game, merged)
-            taken = [seat for seat, owner in enumerate(table.seats) if owner is not None]
-            if taken and max(taken) >= int(parsed.players):
-                raise TableError(
-                    "seats_taken", f"seat {max(taken)} is taken; cannot shrink the table"
-                )
-            stored = parsed.to_json()
-            async with self.sessions() as session, session.begin():
-                row = await session.get(GameTable, table.id)
-                if row is not None:
-                    row.options = stored
-            await table.change_options(stored)
+        await table.update_options(options)
+
+    async def store_options(self, table_id: int, options: dict[str, Any]) -> None:
+        """Write a table's (validated) options."""
+        async with self.sessions() as session, session.begin():
+            row = await session.get(GameTable, table_id)
+            if row is not None:
+                row.options = options
 
     def may_write(self, table_id: int) -> bool:
         """Whether this process still holds the table's lease (always, alone)."""

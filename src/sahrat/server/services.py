@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import asdict, dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from sahrat.settings import Settings
 from sahrat.store.log import LogWriter
@@ -54,6 +54,12 @@ class TableServices(Protocol):
 
     async def store_status(self, table_id: int, status: str) -> None:
         """Write a table's status."""
+
+    async def store_options(self, table_id: int, options: dict[str, Any]) -> None:
+        """Write a table's (validated) options."""
+
+    async def store_closed(self, table_id: int, free_seats: bool) -> None:
+        """Write that a table is closed (and, if it was waiting, free its seats)."""
 
     async def check_can_sit(self, user_id: int, stake: int) -> None:
         """Raise ``TableError`` if the user may not sit at a table of this stake."""
