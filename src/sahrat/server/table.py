@@ -455,6 +455,27 @@ class Table:
             self.rematch.discard(seat)  # leaving a finished table declines its rematch
             self.broadcast_table()
 
+    async def update_options(self, options: dict[str, Any]) -> None:
+        """Change some options of a waiting table (raises BadOption naming a bad one);
+        a table shrunk to exactly its players starts."""
+        async with self.lock:
+            if self.status == "playing":
+                raise TableError(
+                    "match_in_progress",
+                    "a match is in progress at this table; change its options when it is over",
+                )
+            if self.status != "waiting":
+                raise TableError("table_finished", f"the table is {self.status}")
+            parsed = options_for(self.game, {**self.options.to_json(), **options})
+            taken = [seat for seat, owner in enumerate(self.seats) if owner is not None]
+            if taken and max(taken) >= int(parsed.players):
+                raise TableError(
+                    "seats_taken", f"seat {max(taken)} is taken; cannot shrink the table"
+                )
+            stored = parsed.to_json()
+            await self.hub.store_options(self.id, stored)
+            await self.change_options(stored)
+
     async def change_options(self, options: dict[str, Any]) -> None:
         """New (validated, stored) options for a waiting table (caller holds the lock):
         the seats follow ``players``, and a table shrunk to exactly its players starts."""
@@ -1056,6 +1077,28 @@ class Table:
         if not await self._start_match():  # a stake nobody can cover any more
             await self.hub.store_status(self.id, "waiting")
         self.broadcast_table()
+
+    async def close_down(self, unless: Callable[[], bool] | None = None) -> bool:
+        """Close the table for good (not while it plays, nor when ``unless`` says no
+        once the lock is held): stored, a waiting table's seats freed, everyone told,
+        every socket closed. False if it stays open."""
+        async with self.lock:
+            if self.status == "playing":
+                raise TableError(
+                    "match_in_progress", "the table's match is in progress; close it after"
+                )
+            if unless is not None and unless():
+                return False
+            free_seats = self.status == "waiting"
+            await self.hub.store_closed(self.id, free_seats)
+            self.closed(free_seats=free_seats)
+            return True
+
+    async def hand_over(self, code: int, reason: str) -> None:
+        """This process stops serving the table: once the step in progress is done,
+        every socket is told (``code``) to reconnect, to whoever serves it next."""
+        async with self.lock:
+            self.close(code, reason)
 
     def closed(self, *, free_seats: bool) -> None:
         """The table was closed (its row says so): a waiting table's seats are freed,
