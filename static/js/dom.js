@@ -72,12 +72,13 @@ export function v(tag, attrs, ...children) {
     else props[key] = value;
   }
   if (cls) props.class = cls;
-  return vnode(name || "div", props, ...children.flat(Infinity).map(child));
+  // Lists stay nested (a list is one place among its siblings), each kept by its keys.
+  return vnode(name || "div", props, ...children.map(child));
 }
 // Properties that must be set back to false when they turn false (not just left out).
 const PROPERTIES = { disabled: 1, checked: 1, open: 1, hidden: 1 };
 const isVnode = (x) => x.constructor === undefined && "type" in x && "props" in x;
-const child = (c) => (c instanceof Node ? vnode(Foreign, { node: c }) : c === false ? null : c);
+const child = (c) => (Array.isArray(c) ? c.map(child) : c instanceof Node ? vnode(Foreign, { node: c }) : c === false ? null : c);
 
 // A node made by `h` (a block another module draws) kept inside a patched view.
 function Foreign({ node }) {
@@ -86,6 +87,6 @@ function Foreign({ node }) {
 
 /** Draw `children` (vnodes, strings, nodes) into `el`, patching what is there. */
 export function patch(el, ...children) {
-  render(vnode(Fragment, null, ...children.flat(Infinity).map(child)), el);
+  render(vnode(Fragment, null, ...children.map(child)), el);
   return el;
 }

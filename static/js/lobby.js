@@ -296,10 +296,10 @@ export function showLobby(main, { onUser }) {
         api("GET", `/api/leaderboard?by=${by}&limit=10`),
       ]);
       if (me) {
-        balance = me.balance;
         const kept = session.user;
-        if (kept && kept.name !== me.name) { session.save({ token: session.token, user: { ...kept, name: me.name } }); onUser(); }
-        drawMe();
+        const renamed = kept && kept.name !== me.name;  // elsewhere: this page learns it now
+        if (renamed) { session.save({ token: session.token, user: { ...kept, name: me.name } }); onUser(); }
+        if (renamed || balance !== me.balance || meCard.hidden) { balance = me.balance; drawMe(); }
       }
       const mine = session.user?.id;
       mount(coins,

@@ -1,18 +1,27 @@
 """What the lobby fetches: only what it shows. A table's modules (and the game modules
 they bring), the replay's and the other language's catalogue are fetched when they are
 needed — a table opened, a replay opened, a language switch — and the static files
-come compressed from their versioned paths."""
+come compressed from their versioned paths. A page left open across a new version
+reloads into it when it needs a module the server no longer has."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import shutil
+import signal
+import subprocess
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from .conftest import DESKTOP
-from .helpers import Server, state
+from .helpers import REPO, Server, free_port, sahrat_bin, state
 
 pytestmark = pytest.mark.browser
 
@@ -100,3 +109,74 @@ def test_a_table_and_a_replay_load_their_modules_when_opened(
     page.evaluate("() => { location.hash = '#/m/999999999'; }")
     page.wait_for_selector("#replay")
     assert lobby.fetched("js/replay.js")
+
+
+@pytest.fixture
+def own_static(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A server of its own, on a copy of static/ that the test may change."""
+    static = tmp_path / "static"
+    shutil.copytree(REPO / "static", static)
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'sahrat.db'}",
+        "SAHRAT_BOT_DELAY_SECONDS": "0.1",
+        "SAHRAT_STATIC_DIR": str(static),
+    }
+    with (tmp_path / "server.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [*sahrat_bin(), "serve", "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/readyz", timeout=1).status_code == 200:
+                    break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError((tmp_path / "server.log").read_text())
+            time.sleep(0.1)
+        yield url, static
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def test_a_page_of_an_old_version_reloads_into_the_new_one(
+    browser: Any, own_static: tuple[str, Path]
+) -> None:
+    """A new version deployed while the lobby is open: opening a table asks for a module
+    of the old version (404), so the page reloads into the new one, at that table."""
+    url, static = own_static
+    context = browser.new_context(viewport=DESKTOP, reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(url + "/")
+        page.wait_for_selector("#quick-play:enabled")
+        entry = page.evaluate(
+            "() => new URL(document.querySelector('script[type=module]').src).pathname"
+        )
+        assert re.fullmatch(r"/static/[0-9a-f]+/js/app\.js", entry), entry
+        table_js = static / "js" / "table.js"
+        table_js.write_text(table_js.read_text(encoding="utf-8") + "\n// new\n", encoding="utf-8")
+        # The server has the new version only.
+        assert entry not in httpx.get(url + "/", timeout=10).text
+        page.click("#quick-play")
+        page.wait_for_function("() => !!window.sahrat?.view", timeout=20_000)
+        now = page.evaluate(
+            "() => new URL(document.querySelector('script[type=module]').src).pathname"
+        )
+        assert now != entry  # the page was reloaded into the new version
+        assert re.search(r"#/t/\d+$", page.url)
+        assert not errors, errors
+    finally:
+        context.close()
