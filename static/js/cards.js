@@ -1,6 +1,7 @@
 // Cards as the server writes them: rank+suit ("7H", "TS", "AD"), a trailing
 // apostrophe for Konkan's second deck ("7H'"), "JK"/"JK'" for jokers.
-import { h, v } from "./dom.js";
+import { h } from "./dom.js";
+import { v } from "./view.js";
 
 export const SUITS = ["S", "H", "D", "C"];
 const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };

@@ -3,7 +3,7 @@
 // new arrangement, so the editor starts from my melds plus the face-up card and
 // lets me move cards between groups and add hand cards.
 // `h` here is dom.js's `v`: these views are patched in place (Preact), not rebuilt.
-import { v as h } from "./dom.js";
+import { v as h } from "./view.js";
 import { t } from "./i18n.js";
 import { cardV, conquianMeldOk, conquianSort, label } from "./cards.js";
 import { noteCommitment } from "./fairness.js";

@@ -3,7 +3,7 @@
 // the stock, the discard pile (taking it carries the melds that use it), the
 // opening total against the threshold, and the commitment in the last round.
 // `h` here is dom.js's `v`: these views are patched in place (Preact), not rebuilt.
-import { v as h } from "./dom.js";
+import { v as h } from "./view.js";
 import { t } from "./i18n.js";
 import { cardV, konkanMeld, parse, label, sortBySuit } from "./cards.js";
 import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard, isJoker } from "./hand.js";

@@ -3,7 +3,8 @@
 // game-specific middle is drawn by konkan.js or conquian.js. Each part is a view that
 // `patch` (Preact) updates in place: a card, seat or meld keeps its element (and the
 // keyboard focus on it) from one message to the next.
-import { h, v, mount, patch, toast } from "./dom.js";
+import { h, mount, toast } from "./dom.js";
+import { v, patch } from "./view.js";
 import { t, errorText } from "./i18n.js";
 import { api, session, ensureUser, rememberTable } from "./api.js";
 import { TableConnection } from "./conn.js";

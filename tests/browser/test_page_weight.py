@@ -25,7 +25,15 @@ from .helpers import REPO, Server, free_port, sahrat_bin, state
 
 pytestmark = pytest.mark.browser
 
-LATER = ("js/table.js", "js/replay.js", "js/konkan.js", "js/conquian.js", "js/fairness.js")
+LATER = (
+    "js/table.js",
+    "js/view.js",
+    "vendor/preact/preact.module.js",
+    "js/replay.js",
+    "js/konkan.js",
+    "js/conquian.js",
+    "js/fairness.js",
+)
 
 
 class Recorded:

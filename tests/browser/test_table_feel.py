@@ -240,7 +240,7 @@ def test_the_discard_is_taken_in_one_gesture(new_page: Any) -> None:
                 const box = Object.assign(document.createElement('div'), { className: 'middle' });
                 screen.append(box);
                 document.querySelector('main').replaceChildren(screen);
-                const { patch } = await import('/js/dom.js');
+                const { patch } = await import('/js/view.js');
                 window.sent = null;
                 const st = { seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {},
                   roundBreak: null, lastError: '' };
@@ -280,7 +280,7 @@ def test_minus_thirty_reads_right_in_arabic(new_page: Any) -> None:
             const summary = k.konkanSummary(end, v, (s) => `P${s}`);
             const sheet = k.konkanSheet(v, (s) => `P${s}`);
             const control = Object.assign(document.createElement('td'), { textContent: '-30' });
-            const { patch } = await import('/js/dom.js');
+            const { patch } = await import('/js/view.js');
             patch(document.querySelector('main'), summary, sheet, control);
             const where = (node) => {
               const text = [...node.childNodes].find((n) => n.nodeType === 3) || node.firstChild;
