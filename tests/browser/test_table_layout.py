@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import DESKTOP, PHONE_390
+from .conftest import DESKTOP, PHONE, PHONE_390
 from .helpers import axe_violations, bot_action, play_conquian, play_konkan, screenshot, state
 from .test_client import EN, create_table, guest
 
@@ -48,6 +48,20 @@ OUTSIDE = """() => [...document.querySelectorAll('body *')].filter((e) => {
   }).map((e) => e.tagName + '#' + e.id + '.' + e.className).slice(0, 8)"""
 
 
+# Where the minus sign and the first digit of every negative number under a selector are
+# drawn (left edges of their glyphs).
+NEGATIVES = """(selector) => [...document.querySelectorAll(`${selector} *`)]
+  .flatMap((el) => [...el.childNodes])
+  .filter((n) => n.nodeType === 3 && /^-\\d/.test(n.textContent))
+  .map((text) => {
+    const at = (i) => {
+      const r = document.createRange();
+      r.setStart(text, i);
+      r.setEnd(text, i + 1);
+      return r.getBoundingClientRect().left;
+    };
+    return { minus: at(0), digit: at(1), text: text.textContent, in: text.parentElement.outerHTML };
+  })"""
 IN_SUMMARY = "() => document.querySelector('#summary').contains(document.activeElement)"
 
 
@@ -168,6 +182,12 @@ def test_seats_focus_and_summary(
     assert page.evaluate(OUTSIDE) == []
     screenshot(page, f"table-summary-{lang}-{size}")
     assert axe_violations(page) == []
+    # Every negative number in it (the one who went out scores −30 or less) reads with
+    # its minus before the digits, measured on the rendered glyphs.
+    negatives = page.evaluate(NEGATIVES, "#summary")
+    assert negatives, "a round's summary shows the negative score of whoever went out"
+    for shown in negatives:
+        assert shown["minus"] < shown["digit"], shown
     page.keyboard.press("Escape")  # closes it; the page under it is the page again
     page.wait_for_selector("#summary", state="detached")
 
@@ -242,3 +262,26 @@ def test_conquian_summary_is_a_deal(new_page: Any) -> None:
         .inner_text()
         .startswith(EN["summary.next_deal_in"].split("{")[0])
     )
+
+
+# Elements that stick out of the viewport's sides (what makes a page scroll sideways).
+OUTSIDE_VIEWPORT = """() => [...document.querySelectorAll('body *')].filter((e) => {
+  const r = e.getBoundingClientRect();
+  return r.width > 0 && (r.right > innerWidth + 1 || r.left < -1);
+}).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().left)}`
+  + `..${Math.round(e.getBoundingClientRect().right)}`)"""
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_a_small_phone_never_scrolls_sideways(new_page: Any, lang: str) -> None:
+    """At 360 px (a common small phone) neither the lobby nor a Konkan table with its
+    fifteen cards is wider than the screen, in either language."""
+    page = new_page(lang, PHONE)
+    page.wait_for_selector("#quick-play")
+    for where in ("lobby", "table"):
+        if where == "table":
+            page.click("#quick-play")
+            page.wait_for_selector("#hand [data-card]", timeout=20_000)
+        width = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+        assert width[0] <= width[1], (where, width, page.evaluate(OUTSIDE_VIEWPORT)[:8])
+    screenshot(page, f"table-{lang}-360")
