@@ -10,8 +10,8 @@ import { api, session, ensureUser, rememberTable } from "./api.js";
 import { TableConnection } from "./conn.js";
 import { describeEvent } from "./describe.js";
 import { noteEvent } from "./fairness.js";
-import { renderKonkan, konkanSheet, konkanSummary } from "./konkan.js";
-import { renderConquian, conquianSheet, conquianSummary } from "./conquian.js";
+// Each game's drawing (konkan.js, conquian.js) is loaded once a table of that game opens.
+const GAMES = { konkan: () => import("./konkan.js"), conquian: () => import("./conquian.js") };
 import { label } from "./cards.js";
 import { play, muted, setMuted } from "./sound.js";
 
@@ -343,6 +343,39 @@ export function showTable(main, tableId, { onUser }) {
 
   function game() { return st.info?.game === "conquian" ? "conquian" : "konkan"; }
 
+  // The game's module once loaded (null until then: "…" is drawn, and the page is drawn
+  // again when it arrives).
+  const rules = { name: null, module: null, loading: null };
+  function gameModule() {
+    const name = game();
+    if (rules.name === name) return rules.module;
+    if (rules.loading !== name) {
+      rules.loading = name;
+      GAMES[name]().then((module) => {
+        if (rules.loading !== name) return;
+        Object.assign(rules, { name, module, loading: null });
+        draw();
+      }, (error) => showError(String(error)));
+    }
+    return null;
+  }
+  const pending = () => v("p.loading", "…");
+  function gameSheet(vw) {
+    const g = gameModule();
+    if (!g) return pending();
+    return game() === "konkan" ? g.konkanSheet(vw, nameOf) : g.conquianSheet(vw, nameOf);
+  }
+  function gameSummary(event, vw) {
+    const g = gameModule();
+    if (!g) return pending();
+    return game() === "conquian" ? g.conquianSummary(event, nameOf) : g.konkanSummary(event, vw, nameOf);
+  }
+  function gameTable(ctx) {
+    const g = gameModule();
+    if (!g) return pending();
+    return game() === "konkan" ? g.renderKonkan(ctx) : g.renderConquian(ctx);
+  }
+
   // The score sheet and the round (deal) summary are real <dialog>s shown modally: the
   // rest of the page is inert behind them, Escape closes (the summary: "continue").
   function drawOverlays() {
@@ -350,13 +383,13 @@ export function showTable(main, tableId, { onUser }) {
     const parts = [];
     if (st.sheetOpen && vw) {
       parts.push(modal("score-sheet", t("sheet.title"),
-        game() === "konkan" ? konkanSheet(vw, nameOf) : conquianSheet(vw, nameOf),
+        gameSheet(vw),
         () => { if (!st.sheetOpen) return; st.sheetOpen = false; drawOverlays(); }));
     }
     if (st.summary && vw) {
       const body = [];
       const deal = game() === "conquian";
-      if (st.summary.event) body.push(deal ? conquianSummary(st.summary.event, nameOf) : konkanSummary(st.summary.event, vw, nameOf));
+      if (st.summary.event) body.push(gameSummary(st.summary.event, vw));
       if (st.summary.matchEnd) body.push(matchEnd(st.summary.matchEnd));
       const pause = st.roundBreak;
       const reading = pause && st.seat !== null && pause.waiting.includes(st.seat);
@@ -445,7 +478,7 @@ export function showTable(main, tableId, { onUser }) {
     const ctx = { st, send, nameOf, redraw: draw, showError, confirm: confirmDialog, askHint: () => conn?.sendRaw({ type: "hint" }) };
     let center;
     if (st.info.status === "waiting" || !vw) center = waitingRoom();
-    else center = game() === "konkan" ? renderKonkan(ctx) : renderConquian(ctx);
+    else center = gameTable(ctx);
     patch(middle, st.timedOut && st.seat !== null ? v("p.notice", { id: "timed-out", role: "status" }, "⏱ ", t("table.timed_out")) : null, center);
     drawSeats();
     const shown = st.log.slice(-8);

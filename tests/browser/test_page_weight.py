@@ -112,6 +112,7 @@ def test_a_table_and_a_replay_load_their_modules_when_opened(
     )
     assert lobby.fetched("js/table.js") and lobby.fetched("js/konkan.js")
     assert not lobby.fetched("js/replay.js")
+    assert not lobby.fetched("js/conquian.js")  # the other game's drawing is not needed
 
     # A replay (of a match that does not exist): its module comes and draws its screen.
     page.evaluate("() => { location.hash = '#/m/999999999'; }")
