@@ -32,8 +32,9 @@ lint: $(STAMP)
 
 # The browser tests run on their own: Playwright's sync API keeps an event loop
 # running in its process, which the asyncio-based tests must not share.
+# (whole files to a worker: a module's shared servers start once, on one worker)
 test: lint
-	$(BIN)/pytest -n 2 -q -m "not browser"
+	$(BIN)/pytest -n 2 --dist loadfile -q -m "not browser"
 	$(BIN)/pytest -q -m browser
 
 # The engines' seeded soaks at their full counts (over 2,000 Konkan rounds and 2,000
@@ -46,8 +47,8 @@ soak: $(STAMP)
 hardening: $(STAMP)
 	SAHRAT_FUZZ_COMMANDS=100000 SAHRAT_LEAK_MATCHES=500 SAHRAT_REST_FUZZ_EXAMPLES=300 \
 	SAHRAT_FAULT_TABLES=100 SAHRAT_FAULT_KILLS=10 SAHRAT_REPLAY_ACTIONS=40000 \
-	SAHRAT_CHURN_ORDERS=60 SAHRAT_ENDLESS_MATCHES=500 \
-	$(BIN)/pytest tests/hardening tests/server/test_seating.py -q -s
+	SAHRAT_CHURN_ORDERS=60 SAHRAT_ENDLESS_MATCHES=500 SAHRAT_STRESS_MATCHES=33 \
+	$(BIN)/pytest tests/hardening tests/server/test_seating.py tests/server/test_coin_stress.py -q -s
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -r bench/requirements.txt

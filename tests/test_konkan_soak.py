@@ -2,7 +2,7 @@
 action (cards conserved, one seat to act, no view leaks, replay equal).
 
 ``make soak`` plays 102 matches a chunk (over 2,000 rounds in all); ``make test``
-plays ``SAHRAT_SOAK_MATCHES`` (default 12) of the same seeded matches, the first ones."""
+plays ``SAHRAT_SOAK_MATCHES`` (default 6) of the same seeded matches, the first ones."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from sahrat.simulate import simulate
 
-MATCHES = int(os.environ.get("SAHRAT_SOAK_MATCHES", "12"))
+MATCHES = int(os.environ.get("SAHRAT_SOAK_MATCHES", "6"))
 
 # (game, players, matches, seed): every match has at least 5 rounds, so at the full
 # count the four chunks together play at least 4 × 102 × 5 = 2,040 rounds.

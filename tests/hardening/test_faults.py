@@ -36,8 +36,9 @@ from server.harness import ServerProcess, make_admin
 from .conftest import env_count, env_seed, write_results
 from .faults_support import SeatPlayer, check_log, read_tables
 
-TABLES = env_count("SAHRAT_FAULT_TABLES", 20)
-KILLS = env_count("SAHRAT_FAULT_KILLS", 3)
+# make test: every kind of table twice and two kills; make hardening: 100 tables, 10 kills
+TABLES = env_count("SAHRAT_FAULT_TABLES", 8)
+KILLS = env_count("SAHRAT_FAULT_KILLS", 2)
 STAKE = 10
 TURN_SECONDS = 3.0  # the turn timer plays a seat whose player is still reconnecting
 KILL_GAP = (0.5, 2.0)  # seconds of play between a restart and the next kill

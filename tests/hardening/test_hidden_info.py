@@ -448,7 +448,7 @@ def self_check(match: Match, record: GameRecord) -> None:
 
 
 def test_hidden_information_never_sent(start_server: Any, request: pytest.FixtureRequest) -> None:
-    count = env_count("SAHRAT_LEAK_MATCHES", 12)
+    count = env_count("SAHRAT_LEAK_MATCHES", len(KINDS))  # make hardening: 500
     seed = env_seed("SAHRAT_LEAK_SEED")
     print(f"\nhidden-information scan: {count} matches, SAHRAT_LEAK_SEED={seed}")
     server = start_server(

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import Callable
@@ -40,6 +41,8 @@ from .harness import (
 
 STAKE = 10
 TURN_SECONDS = 0.15  # the turn timer plays a leaver's seat (and a slow player's)
+# Coin matches played at once (make hardening: 33, every kind many times over).
+STRESS_MATCHES = int(os.environ.get("SAHRAT_STRESS_MATCHES", "18"))
 MATCH_SECONDS = 40.0  # no single match may take longer than this
 # Replies a seat may get when the timer moved first: anything else is a failure.
 RACED = {"stale", "not_playing", "round_break"}  # a move racing a round's end
@@ -345,7 +348,7 @@ def test_many_coin_matches_with_leavers_keep_the_ledger_balanced(
     admin = make_admin(database, "stress")
     server = start_server(SAHRAT_TURN_SECONDS_OVERRIDE=str(TURN_SECONDS))
     started = time.monotonic()
-    asyncio.run(_many_matches(server, admin, 33))
+    asyncio.run(_many_matches(server, admin, STRESS_MATCHES))
     assert time.monotonic() - started < 90
 
 

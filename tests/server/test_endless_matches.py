@@ -124,9 +124,10 @@ async def _abandoned_match(
     ids=["konkan-nobody", "konkan-two-leavers", "conquian-nobody"],
 )
 def test_an_abandoned_coin_match_ends_and_pays_out(
-    start_server: Callable[..., ServerProcess], database: str, game: str, live_seats: int
+    module_servers: Callable[..., ServerProcess], game: str, live_seats: int
 ) -> None:
-    admin = make_admin(database)
-    # The timer plays absent seats fast, but gives a live seat time to answer.
-    server = start_server(SAHRAT_TURN_SECONDS_OVERRIDE="0.1" if live_seats else "0.05")
+    # The timer plays absent seats fast, but gives a live seat time to answer (the two
+    # matches nobody plays share a server: each has its own table, players and admin).
+    server = module_servers(SAHRAT_TURN_SECONDS_OVERRIDE="0.1" if live_seats else "0.05")
+    admin = make_admin(server.database_url)
     asyncio.run(_abandoned_match(server, admin, game, live_seats))

@@ -43,12 +43,23 @@ async def _creation_cap(server: ServerProcess) -> dict[str, Any]:
 
 
 def test_an_account_has_only_so_many_open_tables(
-    start_server: Callable[..., ServerProcess],
+    module_servers: Callable[..., ServerProcess],
 ) -> None:
-    result = asyncio.run(_creation_cap(start_server(SAHRAT_MAX_OPEN_TABLES_PER_ACCOUNT="2")))
+    result = asyncio.run(_creation_cap(module_servers(SAHRAT_MAX_OPEN_TABLES_PER_ACCOUNT="2")))
     refused = result.pop("refused")
     assert refused[0] == 409 and refused[1]["detail"]["code"] == "too_many_tables", refused
     assert result == {"made": [201, 201], "other": 201, "left": 200, "after_leaving": 409}
+
+
+async def _closed(api: Api, table_id: int, seconds: float = 15.0) -> int:
+    """The table's status code once it is gone (404), or after ``seconds`` if never."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        status = (await api.http.get(f"/api/tables/{table_id}")).status_code
+        if status == 404 or loop.time() > deadline:
+            return status
+        await asyncio.sleep(0.1)
 
 
 async def _expiry(server: ServerProcess) -> dict[str, Any]:
@@ -58,20 +69,20 @@ async def _expiry(server: ServerProcess) -> dict[str, Any]:
     forgotten = (await _create(api, creator))[1]
     watched = (await _create(api, creator))[1]
     client = await WireClient.connect(server, watched, watcher, name="watcher")
-    await asyncio.sleep(4)  # SAHRAT_WAITING_TABLE_SECONDS = 1, checked every 0.25 s
-    forgotten_now = await api.http.get(f"/api/tables/{forgotten}")
+    # SAHRAT_WAITING_TABLE_SECONDS = 1, checked every 0.25 s
+    forgotten_now = await _closed(api, forgotten)
+    await asyncio.sleep(1.5)  # the watched table is now past its waiting time too
     listed = [t["id"] for t in await api.get("/api/tables")]
     # Once nobody watches it either, the other one goes the same way.
     await client.close()
-    await asyncio.sleep(4)
-    watched_now = await api.http.get(f"/api/tables/{watched}")
+    watched_now = await _closed(api, watched)
     # Both closed: the creator may open tables again.
     again = await _create(api, creator)
     await api.aclose()
     return {
-        "forgotten": forgotten_now.status_code,
+        "forgotten": forgotten_now,
         "listed": [forgotten in listed, watched in listed],
-        "watched": watched_now.status_code,
+        "watched": watched_now,
         "again": again[0],
     }
 
@@ -104,9 +115,10 @@ async def _paging(server: ServerProcess) -> dict[str, Any]:
 
 
 def test_the_table_list_comes_a_page_at_a_time(
-    start_server: Callable[..., ServerProcess],
+    module_servers: Callable[..., ServerProcess],
 ) -> None:
-    result = asyncio.run(_paging(start_server()))
+    # (on the server of the creation cap: each table here is a new account's first)
+    result = asyncio.run(_paging(module_servers(SAHRAT_MAX_OPEN_TABLES_PER_ACCOUNT="2")))
     ids = result["ids"]
     assert result["pages"] == [ids[0:3], ids[3:6], ids[6:7]]
     assert result["too_big"] == 422
