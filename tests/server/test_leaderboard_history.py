@@ -54,8 +54,10 @@ def test_the_leaderboard_ranks_players_by_coins_or_by_wins(module_server: Server
             assert match["winner_seat"] is not None  # one deal, one winner
             winner = match["players"][match["winner_seat"]]
             loser = user_b["id"] if winner == user_a["id"] else user_a["id"]
-            # A guest plays a match of its own; the idle account lets a bot play its seat.
-            await play_a_match(module_server, http, guest, a)
+            # A guest plays a match of its own (against a third account: a or b winning it
+            # would tie their wins); the idle account lets a bot play its seat.
+            third, _ = await sign_up(http)
+            await play_a_match(module_server, http, guest, third)
             table = (await api.create_table(idle, "conquian", {"wins_needed": 1}))["id"]
             started = await http.post(
                 f"/api/tables/{table}/start", json={"level": "simple"}, headers=auth_headers(idle)
