@@ -32,9 +32,10 @@ lint: $(STAMP)
 
 # The browser tests run on their own: Playwright's sync API keeps an event loop
 # running in its process, which the asyncio-based tests must not share.
-# (whole files to a worker: a module's shared servers start once, on one worker)
+# Whole files to a worker (a module's shared servers start once, on one worker); four
+# workers on two cores, since most server tests wait on timers and sockets, not the CPU.
 test: lint
-	$(BIN)/pytest -n 2 --dist loadfile -q -m "not browser"
+	$(BIN)/pytest -n 4 --dist loadfile -q -m "not browser"
 	$(BIN)/pytest -q -m browser
 
 # The engines' seeded soaks at their full counts (over 2,000 Konkan rounds and 2,000

@@ -9,23 +9,42 @@ seat plays as soon as it is its turn for ``--warmup`` + ``--duration``
 seconds; only the window after the warm-up counts. Every accepted move is
 durable (the group-commit event log) before its update is sent.
 
-In the same run it measures ``peer_uvicorn.py`` (a bare uvicorn ASGI
-WebSocket ping-pong) with the same client and N, and prints a markdown table:
+In the same run it measures two peers at the same N:
+
+* ``peer_uvicorn.py`` (``--only uvicorn``, also spelt ``peer``): a bare uvicorn
+  ASGI WebSocket ping-pong, driven by the same load client;
+* boardgame.io 0.50.2 (``--only boardgameio``): a two-player turn game
+  (``peer_boardgameio/game.js``, each move lays a card on a pile and ends the
+  turn) on boardgame.io's own server, state in memory (nothing written to
+  disk), pinned to core 0; its load client (``peer_boardgameio/client.js``,
+  socket.io-client speaking boardgame.io's protocol, one WebSocket per seat) is
+  pinned to core 1. It needs Node.js and npm: boardgame.io and
+  socket.io-client are installed with npm, at the versions pinned in
+  ``peer_boardgameio/package.json``, into ``~/.cache/sahrat-bench/boardgameio``
+  (``$SAHRAT_BENCH_NODE_DIR`` to choose another folder), never into the
+  repository, and reused while that file is unchanged.
+
+It prints a markdown table:
 config, N, moves/s, p50 and p99 latency (command sent → update received by
-every seat of the table), server CPU %, client CPU % (all worker processes,
-one core = 100 %), PostgreSQL CPU % (all its processes; not pinned), errors.
+every seat of the table), server CPU %, moves per server CPU second (steadier
+than moves/s when other programs share the server's core), client CPU % (all
+worker processes, one core = 100 %), PostgreSQL CPU % (all its processes; not
+pinned), errors.
 
     .venv/bin/python bench/bench_server.py                 # everything, 3 runs
     .venv/bin/python bench/bench_server.py --runs 1 --only conquian --n 100
+    .venv/bin/python bench/bench_server.py --only conquian,boardgameio,uvicorn --n 100
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import multiprocessing
 import os
 import secrets
+import select
 import shutil
 import signal
 import socket
@@ -53,16 +72,21 @@ PG_DSN = {"user": "postgres", "host": "127.0.0.1", "port": 5432}
 REDIS_URL = os.environ.get("SAHRAT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 READY_TIMEOUT = 60.0
 QUIET_LIMIT = 15.0
+SETUP_TRIES = 3
 OTHERS_LIMIT = 25.0  # a run where other programs used more (% of a core) is run again
 TARGET_MOVES = 8000
 TARGET_SHARE = 25.0
 TARGET_P99_MS = 25.0
+BGIO_DIR = HERE / "peer_boardgameio"
+BGIO_GAME = "pile"  # the name of the game in peer_boardgameio/game.js
+BGIO_READY_PATH = "/socket.io/?EIO=4&transport=polling"  # the Lobby API is not served
+ONLY = ("conquian", "konkan", "peer", "uvicorn", "boardgameio")
 
 
 @dataclass(frozen=True)
 class Scenario:
     name: str
-    kind: str  # "sahrat" or "peer"
+    kind: str  # "sahrat", "peer" (bare uvicorn) or "boardgameio"
     game: str
     players: int
     n: int
@@ -168,11 +192,76 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+# --- the boardgame.io peer -------------------------------------------------------------
+
+
+def _node_folder() -> Path:
+    folder = os.environ.get("SAHRAT_BENCH_NODE_DIR")
+    if folder:
+        return Path(folder).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "sahrat-bench" / "boardgameio"
+
+
+def install_boardgameio() -> Path:
+    """Install boardgame.io and socket.io-client (the versions of
+    ``peer_boardgameio/package.json``) with npm into a folder outside the repository,
+    once; returns its ``node_modules``."""
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            raise RuntimeError(
+                f"the boardgame.io peer needs Node.js and npm ({tool} is not on PATH; "
+                "on Debian: apt-get install nodejs npm), or leave it out: --only conquian,peer"
+            )
+    folder = _node_folder()
+    if folder.resolve().is_relative_to(ROOT):
+        raise RuntimeError(f"{folder}: the Node packages must be installed outside {ROOT}")
+    wanted = (BGIO_DIR / "package.json").read_text()
+    manifest = folder / "package.json"
+    modules = folder / "node_modules"
+    installed = manifest.exists() and manifest.read_text() == wanted
+    if installed and (modules / "boardgame.io" / "package.json").exists():
+        return modules
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest.write_text(wanted)
+    print(f"installing boardgame.io with npm into {folder}…", file=sys.stderr, flush=True)
+    subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--omit=dev"],
+        cwd=folder,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return modules
+
+
+def _node_env(modules: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["NODE_PATH"] = str(modules)
+    env["NODE_ENV"] = "production"  # no per-move checks and logs meant for development
+    env.pop("FLATFILE_DIR", None)  # boardgame.io's file storage: state stays in memory
+    return env
+
+
+def _node_line(proc: subprocess.Popen[bytes], timeout: float) -> dict[str, Any]:
+    """The next JSON line a Node load client prints."""
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    if not ready:
+        raise RuntimeError("the boardgame.io load client did not answer")
+    line = proc.stdout.readline()
+    if not line:
+        raise RuntimeError(f"the boardgame.io load client exited with {proc.wait()}")
+    message: dict[str, Any] = json.loads(line)
+    if "failed" in message:
+        raise RuntimeError(f"the boardgame.io load client failed: {message['failed']}")
+    return message
+
+
 # --- databases --------------------------------------------------------------------------
 
 
 async def _pg(sql: str) -> None:
-    import asyncpg
+    import asyncpg  # type: ignore[import-untyped]
 
     conn = await asyncpg.connect(database="postgres", **PG_DSN)
     try:
@@ -211,6 +300,12 @@ def _start_servers(
     env = dict(os.environ)
     env.pop("SAHRAT_TURN_SECONDS_OVERRIDE", None)
     python = str(Path(sys.executable))
+    if scenario.kind == "boardgameio":
+        env = _node_env(install_boardgameio())
+        cmd = ["node", str(BGIO_DIR / "server.js"), "--port", str(ports[0])]
+        proc = _spawn(cmd, env, workdir, log)
+        _wait_ready(ports[0], BGIO_READY_PATH, proc)
+        return [proc], lambda: None
     if scenario.kind == "peer":
         cmd = [python, str(HERE / "peer_uvicorn.py"), "--port", str(ports[0])]
         proc = _spawn(cmd, env, workdir, log)
@@ -229,6 +324,9 @@ def _start_servers(
 
     env["DATABASE_URL"] = url
     env["SAHRAT_DEFAULT_TURN_SECONDS"] = "300"
+    # every guest of the load comes from one address, faster than sign-ups are allowed
+    env["SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR"] = "1000000"
+    env["SAHRAT_NEW_ACCOUNTS_PER_MINUTE"] = "1000000"
     if scenario.processes > 1:
         env["SAHRAT_REDIS_URL"] = REDIS_URL
         env["SAHRAT_CLUSTER_PREFIX"] = f"bench-{secrets.token_hex(4)}"
@@ -257,7 +355,10 @@ def run_scenario(scenario: Scenario, procs: int, warmup: float, duration: float)
     with open(log_path, "wb") as log:
         servers, cleanup = _start_servers(scenario, ports, workdir, log)
         try:
-            return _drive(scenario, ports, [p.pid for p in servers], procs, warmup, duration)
+            server_pids = [p.pid for p in servers]
+            if scenario.kind == "boardgameio":
+                return _drive_node(scenario, ports[0], server_pids, warmup, duration)
+            return _drive(scenario, ports, server_pids, procs, warmup, duration)
         except Exception:
             print(f"server log: {log_path}", file=sys.stderr)
             raise
@@ -310,23 +411,9 @@ def _drive(
         t1 = t0 + duration
         for _, pipe in workers:
             pipe.send(("go", go, t0, t1))
-        time.sleep(max(0.0, t0 - time.monotonic()))
+        client_pids = [p.pid for p, _ in workers if p.pid is not None]
         pg_pids = _postgres_pids() if scenario.db == "postgres" else []
-        server0 = sum(_cpu_seconds(pid) for pid in server_pids)
-        client0 = sum(_cpu_seconds(p.pid) for p, _ in workers)  # type: ignore[arg-type]
-        db0 = sum(_cpu_seconds(pid) for pid in pg_pids)
-        busy0 = _busy_seconds()
-        profile = _start_profile(server_pids[0], duration)
-        wall0 = time.monotonic()
-        time.sleep(max(0.0, t1 - time.monotonic()))
-        wall = time.monotonic() - wall0
-        server_cpu = (sum(_cpu_seconds(pid) for pid in server_pids) - server0) / wall * 100
-        client_cpu = (sum(_cpu_seconds(p.pid) for p, _ in workers) - client0) / wall * 100  # type: ignore[arg-type]
-        db_cpu = (sum(_cpu_seconds(pid) for pid in pg_pids) - db0) / wall * 100
-        busy = (_busy_seconds() - busy0) / wall * 100
-        other_cpu = max(0.0, busy - server_cpu - client_cpu - db_cpu)
-        if profile is not None:
-            profile.wait()
+        cpu = _measure_window(server_pids, client_pids, pg_pids, t0, t1)
         moves = 0
         latencies: list[float] = []
         errors: Counter[str] = Counter()
@@ -352,13 +439,89 @@ def _drive(
         moves_s=moves / duration,
         p50_ms=_quantile(latencies, 0.50) * 1000,
         p99_ms=_quantile(latencies, 0.99) * 1000,
-        server_cpu=server_cpu,
-        client_cpu=client_cpu,
-        db_cpu=db_cpu,
-        other_cpu=other_cpu,
+        server_cpu=cpu.server,
+        client_cpu=cpu.client,
+        db_cpu=cpu.db,
+        other_cpu=cpu.other,
         errors=errors,
         matches=matches,
         stalled=stalled,
+    )
+
+
+@dataclass
+class WindowCpu:
+    server: float
+    client: float
+    db: float
+    other: float
+
+
+def _measure_window(
+    server_pids: list[int], client_pids: list[int], pg_pids: list[int], t0: float, t1: float
+) -> WindowCpu:
+    """Sleep through the measured window [t0, t1) (``time.monotonic``) and return the CPU
+    used meanwhile, in % of one core: server, client, PostgreSQL and everything else."""
+    time.sleep(max(0.0, t0 - time.monotonic()))
+    server0 = sum(_cpu_seconds(pid) for pid in server_pids)
+    client0 = sum(_cpu_seconds(pid) for pid in client_pids)
+    db0 = sum(_cpu_seconds(pid) for pid in pg_pids)
+    busy0 = _busy_seconds()
+    profile = _start_profile(server_pids[0], t1 - t0)
+    wall0 = time.monotonic()
+    time.sleep(max(0.0, t1 - time.monotonic()))
+    wall = time.monotonic() - wall0
+    server = (sum(_cpu_seconds(pid) for pid in server_pids) - server0) / wall * 100
+    client = (sum(_cpu_seconds(pid) for pid in client_pids) - client0) / wall * 100
+    db = (sum(_cpu_seconds(pid) for pid in pg_pids) - db0) / wall * 100
+    busy = (_busy_seconds() - busy0) / wall * 100
+    if profile is not None:
+        profile.wait()
+    return WindowCpu(server, client, db, max(0.0, busy - server - client - db))
+
+
+def _drive_node(
+    scenario: Scenario, port: int, server_pids: list[int], warmup: float, duration: float
+) -> Result:
+    """Drive the boardgame.io peer with its Node load client (one process on the client
+    core; it reports on stdout in JSON lines)."""
+    env = _node_env(install_boardgameio())
+    cmd = ["node", str(BGIO_DIR / "client.js"), "--port", str(port), "--game", BGIO_GAME]
+    cmd += ["--tables", str(scenario.n), "--players", str(scenario.players)]
+    client = subprocess.Popen(
+        cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=_pin(CLIENT_CORE)
+    )
+    assert client.stdin is not None
+    try:
+        if "ready" not in _node_line(client, 600):
+            raise RuntimeError("the boardgame.io load client did not get ready")
+        # Node's process.hrtime and time.monotonic are both CLOCK_MONOTONIC
+        go = time.monotonic() + 0.5
+        t0 = go + warmup
+        t1 = t0 + duration
+        client.stdin.write(json.dumps({"go": go, "t0": t0, "t1": t1}).encode() + b"\n")
+        client.stdin.flush()
+        cpu = _measure_window(server_pids, [client.pid], [], t0, t1)
+        value = _node_line(client, 120)["result"]
+    finally:
+        client.stdin.close()
+        try:
+            client.wait(10)
+        except subprocess.TimeoutExpired:
+            client.kill()
+            client.wait()
+    latencies = sorted(value["latencies"])
+    return Result(
+        moves_s=value["moves"] / duration,
+        p50_ms=_quantile(latencies, 0.50) * 1000,
+        p99_ms=_quantile(latencies, 0.99) * 1000,
+        server_cpu=cpu.server,
+        client_cpu=cpu.client,
+        db_cpu=0.0,
+        other_cpu=cpu.other,
+        errors=Counter(value["errors"]),
+        matches=value["matches_finished"],
+        stalled=value["stalled"],
     )
 
 
@@ -405,6 +568,12 @@ def _spread(values: list[float], digits: int = 0) -> str:
     return f"{median} [{fmt.format(min(values))}–{fmt.format(max(values))}]"
 
 
+def _per_cpu(result: Result) -> float:
+    """Moves per CPU second of the server process(es): steadier than moves/s when
+    other programs take part of the server's core."""
+    return result.moves_s / (result.server_cpu / 100) if result.server_cpu else float("nan")
+
+
 def scenarios(
     ns: list[int], dbs: list[str], only: list[str], processes: list[int], spreads: list[str]
 ) -> list[Scenario]:
@@ -425,12 +594,28 @@ def scenarios(
                         out.append(Scenario(name, "sahrat", "conquian", 2, n, db, count, spread))
         if "peer" in only:
             out.append(Scenario("asgi_pingpong_2seats", "peer", "conquian", 2, n))
+        if "boardgameio" in only:
+            out.append(Scenario("boardgameio_0.50.2_memory", "boardgameio", BGIO_GAME, 2, n))
     if "konkan" in only and 100 in ns:
         for db in dbs:
             out.append(Scenario(f"sahrat_{db}_konkan4", "sahrat", "konkan", 4, 100, db))
         if "peer" in only:
             out.append(Scenario("asgi_pingpong_4seats", "peer", "konkan", 4, 100))
     return out
+
+
+def _run_with_setup_tries(scenario: Scenario, procs: int, warmup: float, duration: float) -> Result:
+    """``run_scenario``, started again (up to ``SETUP_TRIES`` times) when a load client
+    fails before the measured window (e.g. a connection dropped while a busy machine
+    sets up hundreds of seats)."""
+    for attempt in range(1, SETUP_TRIES + 1):
+        try:
+            return run_scenario(scenario, procs, warmup, duration)
+        except RuntimeError as error:
+            if attempt == SETUP_TRIES:
+                raise
+            print(f"  {scenario.name}: {error}; start again", file=sys.stderr, flush=True)
+    raise AssertionError("unreachable")
 
 
 def main() -> int:
@@ -443,7 +628,11 @@ def main() -> int:
     parser.add_argument("--procs", type=int, default=4, help="load-client worker processes")
     parser.add_argument("--n", default="100,500", help="concurrent tables, comma-separated")
     parser.add_argument("--db", default="sqlite,postgres")
-    parser.add_argument("--only", default="conquian,konkan,peer")
+    parser.add_argument(
+        "--only",
+        default="conquian,konkan,peer,boardgameio",
+        help="comma-separated: conquian, konkan, peer (also spelt uvicorn), boardgameio",
+    )
     parser.add_argument(
         "--processes",
         default="1",
@@ -471,13 +660,24 @@ def main() -> int:
     if len(os.sched_getaffinity(0)) < 2:
         print("needs two cores (server on core 0, client on core 1)", file=sys.stderr)
         return 2
+    only = [x.strip() for x in args.only.split(",")]
+    unknown = [x for x in only if x not in ONLY]
+    if unknown:
+        parser.error(f"--only: unknown {', '.join(unknown)} (choose from {', '.join(ONLY)})")
+    only = ["peer" if x == "uvicorn" else x for x in only]
     todo = scenarios(
         [int(x) for x in args.n.split(",")],
         args.db.split(","),
-        args.only.split(","),
+        only,
         [int(x) for x in args.processes.split(",")],
         args.spread.split(","),
     )
+    if any(s.kind == "boardgameio" for s in todo):
+        try:
+            install_boardgameio()  # before any run, so no install is timed
+        except (RuntimeError, subprocess.CalledProcessError) as error:
+            print(f"boardgame.io peer: {error}", file=sys.stderr)
+            return 2
     results: dict[Scenario, list[Result]] = {s: [] for s in todo}
     for run in range(args.runs):
         for scenario in todo:
@@ -485,7 +685,7 @@ def main() -> int:
             for _attempt in range(1 + args.retries):
                 if args.quiet_wait > 0:
                     _wait_quiet(QUIET_LIMIT, args.quiet_wait)
-                attempt = run_scenario(scenario, args.procs, args.warmup, args.duration)
+                attempt = _run_with_setup_tries(scenario, args.procs, args.warmup, args.duration)
                 if result is None or attempt.other_cpu < result.other_cpu:
                     result = attempt
                 if attempt.other_cpu <= OTHERS_LIMIT:
@@ -511,19 +711,26 @@ def main() -> int:
     print()
     print(
         f"{args.runs} run(s) of {args.duration:.0f} s after {args.warmup:.0f} s of warm-up; "
-        f"server on core {SERVER_CORE}, {args.procs} client processes on core {CLIENT_CORE}; "
+        f"server on core {SERVER_CORE}, {args.procs} client processes on core {CLIENT_CORE} "
+        "(boardgame.io: one Node process; its state in memory, nothing written to disk); "
         "median [min–max]"
     )
     print()
     print(
-        "| config | N | conns | moves/s | p50 ms | p99 ms | server CPU % | client CPU % "
-        "| PG CPU % | others CPU % | errors | % of peer |"
+        "| config | N | conns | moves/s | p50 ms | p99 ms | server CPU % "
+        "| moves per server CPU s | client CPU % | PG CPU % | others CPU % | errors "
+        "| % of peer |"
     )
-    print("|---|---:|---:|---|---|---|---:|---:|---:|---:|---|---:|")
+    print("|---|---:|---:|---|---|---|---:|---|---:|---:|---:|---|---:|")
     peers = {
         (s.players, s.n): statistics.median(r.moves_s for r in rs)
         for s, rs in results.items()
         if s.kind == "peer"
+    }
+    bgio = {
+        s.n: statistics.median(r.moves_s for r in rs)
+        for s, rs in results.items()
+        if s.kind == "boardgameio"
     }
     for scenario, rs in results.items():
         errors: Counter[str] = Counter()
@@ -538,6 +745,7 @@ def main() -> int:
             f"| {_spread([r.moves_s for r in rs])} "
             f"| {_spread([r.p50_ms for r in rs], 2)} | {_spread([r.p99_ms for r in rs], 2)} "
             f"| {statistics.median(r.server_cpu for r in rs):.0f} "
+            f"| {_spread([_per_cpu(r) for r in rs])} "
             f"| {statistics.median(r.client_cpu for r in rs):.0f} | {pg} "
             f"| {statistics.median(r.other_cpu for r in rs):.0f} "
             f"| {sum(errors.values())}{' ' + str(dict(errors)) if errors else ''} | {share} |"
@@ -548,13 +756,19 @@ def main() -> int:
             moves = statistics.median(r.moves_s for r in rs)
             p99 = statistics.median(r.p99_ms for r in rs)
             peer = peers.get((2, 100))
-            share = moves / peer * 100 if peer else float("nan")
+            ratio = moves / peer * 100 if peer else float("nan")
+            than_bgio = (
+                f", {moves / bgio[100] * 100:.0f} % of boardgame.io's moves/s"
+                if bgio.get(100)
+                else ""
+            )
             print(
                 f"- {scenario.name}, N=100: {moves:,.0f} moves/s (target ≥ {TARGET_MOVES:,}: "
-                f"{'met' if moves >= TARGET_MOVES else 'not met'}), {share:.0f} % of bare "
+                f"{'met' if moves >= TARGET_MOVES else 'not met'}), {ratio:.0f} % of bare "
                 f"uvicorn (target ≥ {TARGET_SHARE:.0f} %: "
-                f"{'met' if share >= TARGET_SHARE else 'not met'}), p99 {p99:.1f} ms "
+                f"{'met' if ratio >= TARGET_SHARE else 'not met'}), p99 {p99:.1f} ms "
                 f"(target ≤ {TARGET_P99_MS:.0f} ms: {'met' if p99 <= TARGET_P99_MS else 'not met'})"
+                f"{than_bgio}"
             )
     return 0
 
