@@ -60,10 +60,11 @@ class Settings(BaseSettings):
         "forfeited like a player who left (a bot plays it at a free table, the timer at a "
         "coin table; its player may come back); 0: never",
     )
-    bot_level: str = Field(
-        default="strong",
+    bot_level: Literal["simple", "strong", "expert"] = Field(
+        default="expert",
         alias="SAHRAT_BOT_LEVEL",
-        description="the level of a bot that takes over a leaver's seat",
+        description="the bot level of a new table that names none (its option bot_level): "
+        "the bots that fill its free seats and take over its leavers' seats",
     )
     finished_table_seconds: float = Field(
         default=120.0,

@@ -61,8 +61,11 @@ Action = Any
 
 # Samples are the budget (one seed, one line of play on any machine); the time cap only
 # stops sampling early on a slow or loaded machine, keeping a decision's p99 under 50 ms.
-DEFAULT_BUDGET = 0.030  # seconds
-CONQUIAN_SAMPLES = 12  # each plays 5 lines to the end of the deal: about 0.4 ms a line
+DEFAULT_BUDGET = 0.040  # seconds
+# Each Conquian sample plays up to 5 lines to the end of the deal (about 0.1 ms a line):
+# 36 samples measured 62.3 % of 1,996 decided deals against the simple player, 12 samples
+# 59.4 % of 1,978 (the same deals), at a decision CPU p99 of 18 ms against 7 ms.
+CONQUIAN_SAMPLES = 36
 CONQUIAN_DISCARDS = 4  # the strong player's best discards tried
 KONKAN_SAMPLES = 8  # each runs the meld search once per candidate: about 3 ms a sample
 KONKAN_DISCARDS = 4

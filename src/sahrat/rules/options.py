@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from enum import Enum
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from .errors import BadOption
 from .melds import AceValue
@@ -27,6 +27,11 @@ class HandValues(Enum):
 KONKAN_GAMES = {"konkan": 51, "konkan71": 71}
 
 T = TypeVar("T")
+
+# The strengths of the bots that fill free seats and take over leavers' seats
+# (sahrat.bots.levels); a server option, not a rule: it never changes how a deal plays.
+BotLevel = Literal["simple", "strong", "expert"]
+BOT_LEVELS: tuple[str, ...] = get_args(BotLevel)
 
 
 def _int(name: str, value: Any, low: int, high: int) -> int:
@@ -51,6 +56,13 @@ def _enum(name: str, value: Any, kind: type[Enum]) -> Any:
     except ValueError:
         allowed = ", ".join(repr(member.value) for member in kind)
         raise BadOption(name, f"must be one of {allowed}, not {value!r}") from None
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        names = ", ".join(repr(choice) for choice in allowed)
+        raise BadOption(name, f"must be one of {names}, not {value!r}")
+    return value
 
 
 def _to_json(options: object) -> dict[str, Any]:
@@ -89,6 +101,9 @@ class KonkanOptions:
     # Bounds on a match's length (RULES.md §1.3, §1.9): every match ends, whoever plays.
     max_extra_rounds: int = 3
     max_round_turns: int = 1000
+    # How well the bots play at this free table (never at a coin table): those filling
+    # free seats at the start and those taking over a leaver's seat.
+    bot_level: BotLevel = "expert"
 
     def __post_init__(self) -> None:
         _int("threshold", self.threshold, 0, 500)
@@ -110,6 +125,7 @@ class KonkanOptions:
             _bool(name, getattr(self, name))
         _enum("ace_value", self.ace_value, AceValue)
         _enum("hand_values", self.hand_values, HandValues)
+        _choice("bot_level", self.bot_level, BOT_LEVELS)
 
     @property
     def coin_table(self) -> bool:
@@ -144,6 +160,7 @@ class ConquianOptions:
     # The match also ends at its this-many-th drawn deal (RULES.md §2.6): drawn deals
     # (two timers refusing everything) could otherwise follow each other forever.
     max_drawn_deals: int = 5
+    bot_level: BotLevel = "expert"  # the bots' strength at a free table (as Konkan's)
 
     def __post_init__(self) -> None:
         _int("wins_needed", self.wins_needed, 1, 50)
@@ -152,6 +169,7 @@ class ConquianOptions:
         _int("turn_seconds", self.turn_seconds, 10, 300)
         _int("break_seconds", self.break_seconds, 0, 120)
         _int("max_drawn_deals", self.max_drawn_deals, 1, 20)
+        _choice("bot_level", self.bot_level, BOT_LEVELS)
 
     @property
     def players(self) -> int:

@@ -38,7 +38,7 @@ from sahrat import __version__
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
-from . import admin, apidocs, logs, players, routes, tickets, ws
+from . import admin, apidocs, logs, metrics, players, routes, tickets, ws
 from .assets import ClientFiles
 from .edge import SecurityHeaders, slow_request_guard
 from .hub import RUNNING, Hub
@@ -81,6 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.freeze()
         gc.set_threshold(20_000, 50, 50)
         app.state.hub = hub
+        metrics.watch_event_loop()  # the event loop's lag, at /metrics
         app.state.ready = True
         try:
             yield

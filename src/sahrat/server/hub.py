@@ -246,6 +246,7 @@ class Hub:
         values = dict(options)
         if "turn_seconds" not in values:
             values["turn_seconds"] = self.defaults.default_turn_seconds
+        values.setdefault("bot_level", self.settings.bot_level)
         parsed = options_for(game, values)
         stored = parsed.to_json()
         if sit:

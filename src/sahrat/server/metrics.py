@@ -6,6 +6,8 @@ several processes, Prometheus scrapes each one and sums them.
 
 from __future__ import annotations
 
+import asyncio
+
 from prometheus_client import Counter, Gauge, Histogram
 
 _FAST = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -33,3 +35,25 @@ GAPS = Counter(
     "sahrat_forwarded_gaps_total",
     "Forwarded connections told to reconnect because updates were missed",
 )
+EVENT_LOOP_LAG_SECONDS = Histogram(
+    "sahrat_event_loop_lag_seconds",
+    "How late the event loop ran a callback due now (a probe every quarter second): "
+    "the wait of every message and timer behind a busy loop",
+    buckets=_FAST,
+)
+LAG_PROBE_SECONDS = 0.25
+
+
+def watch_event_loop(loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Measure the running loop's lag for as long as it runs: a callback asks to run
+    every ``LAG_PROBE_SECONDS`` and records how late it ran. A timer callback, not a
+    task: nothing to cancel, it ends with its loop."""
+    loop = loop or asyncio.get_running_loop()
+
+    def probe(due: float) -> None:
+        now = loop.time()
+        EVENT_LOOP_LAG_SECONDS.observe(max(0.0, now - due))
+        loop.call_at(now + LAG_PROBE_SECONDS, probe, now + LAG_PROBE_SECONDS)
+
+    start = loop.time() + LAG_PROBE_SECONDS
+    loop.call_at(start, probe, start)

@@ -209,8 +209,10 @@ class StartBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     bots: bool = Field(default=True, description="fill the empty seats with bots")
-    level: Literal["simple", "strong"] = Field(
-        default="strong", description="how well the bots play"
+    level: Literal["simple", "strong", "expert"] | None = Field(
+        default=None,
+        description="how well the bots play; overrides the table's `bot_level` option "
+        "for this match (its bots and those taking over a leaver's seat) if given",
     )
 
 
@@ -625,7 +627,9 @@ async def start_with_bots(
                 "seats_empty",
                 "the match starts by itself when every seat is taken; start now with bots",
             )
-        info = await hub.call(table_id, "start", user_id=user.id, level=options.level)
+        # "": the table's own bot_level option (the call's arguments cross processes).
+        level = options.level or ""
+        info = await hub.call(table_id, "start", user_id=user.id, level=level)
     return _info(info)
 
 

@@ -144,10 +144,11 @@ class Table:
 
     @property
     def bot_level(self) -> str:
-        """The level of a bot that takes over a seat here: the level the table was
-        started with (its bots' own), else the server's ``SAHRAT_BOT_LEVEL``."""
+        """The level of a bot that takes over a seat here: the level of the bots already
+        at the table (a ``start`` that named its level overrides the option for the whole
+        match), else the table's ``bot_level`` option."""
         started = next((level for level in self.seating.bots if level is not None), None)
-        return started or self.hub.settings.bot_level
+        return started or self.options.bot_level
 
     # --- what each connection sees ------------------------------------------------
 
@@ -422,7 +423,9 @@ class Table:
                 )
 
     async def start_with_bots(self, user_id: int, level: str) -> None:
-        """The creator starts a free table now, bots in the empty seats."""
+        """The creator starts a free table now, bots in the empty seats; they play at
+        ``level`` if given, else at the table's ``bot_level`` option."""
+        level = level or self.options.bot_level
         async with self.lock:
             if user_id != self.creator_id:
                 raise TableError("not_creator", "only the table's creator can start it", 403)
