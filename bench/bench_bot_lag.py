@@ -123,8 +123,8 @@ def lag_figures(before: dict[str, float], after: dict[str, float]) -> tuple[floa
     return 1000 * total / count, 1000 * p99
 
 
-def one_run(level: str, tables: int, seconds: float) -> Result:
-    server = LocalServer(SRC, ENV)
+def one_run(level: str, tables: int, seconds: float, src: Path = SRC) -> Result:
+    server = LocalServer(src, ENV)
     try:
         server.wait_ready()
         with httpx.Client(base_url=server.url, timeout=30) as http:
@@ -201,6 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--levels", default=",".join(LEVELS))
+    parser.add_argument(
+        "--src",
+        type=Path,
+        default=SRC,
+        help="the src folder to serve from (another checkout's, for a before/after)",
+    )
     args = parser.parse_args(argv)
     levels = [level for level in args.levels.split(",") if level]
     print(
@@ -217,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, list[Result]] = {level: [] for level in levels}
     for run in range(1, args.runs + 1):
         for level in levels:
-            result = one_run(level, args.tables, args.seconds)
+            result = one_run(level, args.tables, args.seconds, args.src)
             results[level].append(result)
             print(row(run, result), flush=True)
     print("\nMedian [min–max] over the runs:\n")

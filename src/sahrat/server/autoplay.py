@@ -1,16 +1,28 @@
 """Moves nobody types: a bot's, and the hint a person asks for.
 
 A bot sees exactly what a person in its seat would see (the seat's view) and thinks
-in a worker thread, so a searching bot never holds up the other tables' moves.
+off the event loop, so a searching bot never holds up the other tables' moves. All
+of a process's bots think in one thread, one decision at a time: a decision is pure
+Python holding the interpreter lock, so more threads would decide no faster, and each
+one more would take the lock from the event loop more often (measured with
+``bench/bench_bot_lag.py``: the loop's lag behind 50 tables of searching bots).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import metrics
+
+_THINKING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot")
+
+
+async def think(player: Any, view: Any) -> Any:
+    """``player(view)`` in the bots' thread."""
+    return await asyncio.get_running_loop().run_in_executor(_THINKING, player, view)
 
 
 def make_bot(game: str, level: str) -> Any:
@@ -35,11 +47,11 @@ class BotSeats:
         if player is None:
             player = self._players[seat] = make_bot(self.game, level)
         thinking = time.perf_counter()
-        action = await asyncio.to_thread(player, view)
+        action = await think(player, view)
         metrics.BOT_DECISION_SECONDS.observe(time.perf_counter() - thinking)
         return action
 
 
 async def suggest(game: str, level: str, view: Any) -> Any:
     """The move a bot of ``level`` would make from ``view`` (a hint for a person)."""
-    return await asyncio.to_thread(make_bot(game, level), view)
+    return await think(make_bot(game, level), view)
