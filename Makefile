@@ -36,7 +36,7 @@ lint: $(STAMP)
 # workers on two cores, since most server tests wait on timers and sockets, not the CPU.
 test: lint
 	$(BIN)/pytest -n 4 --dist loadfile -q -m "not browser"
-	$(BIN)/pytest -q -m browser
+	$(BIN)/pytest -n 2 -q -m browser
 
 # The engines' seeded soaks at their full counts (over 2,000 Konkan rounds and 2,000
 # Conquian deals); make test plays the first matches of the same seeds.
