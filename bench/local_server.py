@@ -1,6 +1,8 @@
 """A local ``sahrat serve`` for the benchmarks: started from a given ``src`` (this
 checkout's, or another's for a before/after) on a free port of 127.0.0.1 with its own
-SQLite database in a temporary folder, which ``stop()`` removes."""
+SQLite database in a temporary folder, which ``stop()`` removes — or on a database the
+caller gives (``database_url``), which outlives it (``kill()`` to crash it, then a new
+``LocalServer`` on the same database)."""
 
 from __future__ import annotations
 
@@ -36,12 +38,18 @@ def cpu_seconds(pid: int) -> float:
 class LocalServer:
     """``sahrat serve`` from ``src`` on a fresh SQLite database; stop() cleans up."""
 
-    def __init__(self, src: Path, env: dict[str, str], serve_args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        src: Path,
+        env: dict[str, str],
+        serve_args: tuple[str, ...] = (),
+        database_url: str | None = None,
+    ) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="sahrat_bench_"))
         self.port = free_port()
         base = {k: v for k, v in os.environ.items() if not k.startswith("SAHRAT_")}
         base.update(
-            DATABASE_URL=f"sqlite+aiosqlite:///{self.folder / 'sahrat.db'}",
+            DATABASE_URL=database_url or f"sqlite+aiosqlite:///{self.folder / 'sahrat.db'}",
             PYTHONPATH=str(src),
             **env,
         )
@@ -79,6 +87,19 @@ class LocalServer:
             if now - last < 0.02:
                 return
             last = now
+
+    def rss_kib(self) -> int:
+        """The server process's resident memory (``VmRSS`` of ``/proc/PID/status``), KiB."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS: the server exited")
+
+    def kill(self) -> None:
+        """SIGKILL: a crash, with no shutdown at all (the folder and its log stay)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
 
     def log_tail(self) -> str:
         return (self.folder / "server.log").read_text(errors="replace")[-2000:]

@@ -156,6 +156,12 @@ class Settings(BaseSettings):
         description="the server pings each WebSocket this often and closes it when no pong "
         "comes back within as long again (dead clients, half-open connections)",
     )
+    ws_compression: bool = Field(
+        default=False,
+        alias="SAHRAT_WS_COMPRESSION",
+        description="accept WebSocket compression (permessage-deflate) when a client offers "
+        "it: less bandwidth, but about 45 KiB more memory for every open socket",
+    )
     metrics_token: str | None = Field(
         default=None,
         alias="SAHRAT_METRICS_TOKEN",

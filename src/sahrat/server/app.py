@@ -161,6 +161,7 @@ def uvicorn_config(
         ws_max_size=settings.max_frame_bytes,
         ws_ping_interval=settings.ws_ping_seconds,
         ws_ping_timeout=settings.ws_ping_seconds,
+        ws_per_message_deflate=settings.ws_compression,
     )
 
 
