@@ -73,6 +73,23 @@ def wait_my_turn(page: Any, timeout: float = 20_000) -> None:
     )
 
 
+def play_to_summary(page: Any, play: Any) -> None:
+    """Play the seat's turns as the simple player until the round's (deal's) summary
+    opens; the bots play theirs."""
+    end = time.monotonic() + 120
+    while not page.locator("#summary").count():
+        assert time.monotonic() < end, "the round did not end in time"
+        try:
+            wait_my_turn(page, 3_000)
+        except Exception:  # the bots are playing, or the round is over
+            continue
+        view = state(page)["view"]
+        if page.locator("#summary").count():
+            break
+        play(page, bot_action(view))
+    page.wait_for_selector("dialog#summary[open]")
+
+
 @pytest.mark.parametrize(("lang", "viewport", "size"), CASES, ids=[c[2] for c in CASES])
 def test_seats_focus_and_summary(
     new_page: Any, lang: str, viewport: dict[str, int], size: str
@@ -158,18 +175,7 @@ def test_seats_focus_and_summary(
     page.keyboard.press("s")
 
     # --- the round's summary: a modal <dialog> in the top layer --------------------------
-    end = time.monotonic() + 120
-    while not page.locator("#summary").count():
-        assert time.monotonic() < end, "the round did not end in time"
-        try:
-            wait_my_turn(page, 3_000)
-        except Exception:  # the bots are playing, or the round is over
-            continue
-        view = state(page)["view"]
-        if page.locator("#summary").count():
-            break
-        play_konkan(page, bot_action(view))
-    page.wait_for_selector("dialog#summary[open]")
+    play_to_summary(page, play_konkan)
     summary = page.locator("#summary")
     assert summary.evaluate("e => e.matches(':modal')")  # shown with showModal: the top layer
     title = summary.get_attribute("aria-labelledby")
@@ -242,18 +248,7 @@ def test_conquian_summary_is_a_deal(new_page: Any) -> None:
     assert at[me]["y"] > at[1 - me]["y"]  # two players face each other
     assert page.locator("#direction").count() == 0  # two players: turns alternate, no arrow
     screenshot(page, "table-conquian-en-desktop")
-    end = time.monotonic() + 120
-    while not page.locator("#summary").count():
-        assert time.monotonic() < end, "the deal did not end in time"
-        try:
-            wait_my_turn(page, 3_000)
-        except Exception:  # the bot is playing, or the deal is over
-            continue
-        view = state(page)["view"]
-        if page.locator("#summary").count():
-            break
-        play_conquian(page, bot_action(view))
-    page.wait_for_selector("dialog#summary[open]")
+    play_to_summary(page, play_conquian)
     assert page.locator("#summary-title").inner_text() == EN["summary.deal_title"]  # 3 wins needed
     page.wait_for_selector("#break-countdown")
     screenshot(page, "table-conquian-deal-en-desktop")
