@@ -18,12 +18,16 @@ const KONKAN = [
   ["swapped_joker_must_be_laid", "bool", false],
   ["redeal", "bool", false],
   ["max_reshuffles", "number", 3, { min: 0, max: 10 }],
+  ["break_seconds", "number", 15, { min: 0, max: 120 }],
+  ["bot_level", "choice", "expert", { choices: ["simple", "strong", "expert"] }],
 ];
 const CONQUIAN = [
   ["wins_needed", "number", 3, { min: 1, max: 50 }],
   ["turn_seconds", "number", 30, { min: 10, max: 300 }],
   ["stake", "number", 0, { min: 0 }],
   ["double_after_draw", "bool", false],
+  ["break_seconds", "number", 15, { min: 0, max: 120 }],
+  ["bot_level", "choice", "expert", { choices: ["simple", "strong", "expert"] }],
 ];
 const MAIN = new Set(["players", "threshold", "rounds", "turn_seconds", "wins_needed"]);
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from .conftest import DESKTOP, PHONE_390
 from .helpers import axe_violations, screenshot
@@ -241,3 +242,28 @@ def test_sha256_reads_left_to_right_in_arabic(new_page: Any) -> None:
     assert visual.index(")") < visual.index("SHA-256"), visual
     arabic = [i for i, c in enumerate(visual) if "\u0600" <= c <= "\u06ff"]
     assert visual.index(")") < min(arabic), visual
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_the_create_form_chooses_the_bots_level(new_page: Any, lang: str) -> None:
+    """The table options of the form include the bots' level (and the break between
+    rounds): a table made with simple bots and started with bots seats simple bots."""
+    from .helpers import state
+    from .test_client import guest
+
+    page = new_page(lang, DESKTOP)
+    guest(page)
+    page.select_option("#new-game", "conquian")
+    page.click("#create-table details.more summary")
+    level = page.locator('#create-table [name="bot_level"]')
+    assert level.input_value() == "expert"  # the default, shown as chosen
+    level.select_option("simple")
+    page.locator('#create-table [name="break_seconds"]').fill("30")
+    page.click("#create")
+    page.wait_for_selector("#start-bots")
+    page.click("#start-bots")
+    page.wait_for_function("() => window.sahrat?.info?.status === 'playing'", timeout=20_000)
+    info = state(page)["info"]
+    assert info["options"]["bot_level"] == "simple"
+    assert info["options"]["break_seconds"] == 30
+    assert [s["bot_level"] for s in info["seats"] if s["bot"]] == ["simple"]
