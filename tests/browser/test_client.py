@@ -126,6 +126,7 @@ def conquian_for_two(host: Any, other: Any, options: dict[str, int]) -> int:
     other.wait_for_url(re.compile(rf"#/t/{table}$"))
     for page in (host, other):
         page.wait_for_function("() => !!window.sahrat?.view")
+        page.wait_for_selector("#hand [data-card]")  # the game's drawing has loaded
     return table
 
 
@@ -239,6 +240,7 @@ def test_konkan_round_with_bots(new_page: Any, server: Any, lang: str) -> None:
             before = state(page)
             page.reload()
             page.wait_for_function("() => !!window.sahrat?.view")
+            page.wait_for_selector("#hand [data-card]")
             after = state(page)
             assert after["info"]["seq"] == before["info"]["seq"]
             assert sorted(after["view"]["hand"]) == sorted(before["view"]["hand"])
