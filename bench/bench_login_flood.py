@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import signal
 import statistics
 import sys
 import time
@@ -35,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from local_server import LocalServer
+from local_server import LocalServer, run_alternating
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 QUIET_SECONDS = 2.0
@@ -220,21 +219,15 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=12, help="logins sent at once")
     parser.add_argument("--json", action="store_true", help="print every run as JSON")
     args = parser.parse_args()
-    # a SIGTERM unwinds like Ctrl-C, so that the server and its folder go too
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     codes = [("before", args.before.resolve()), ("after", SRC)] if args.before else [("now", SRC)]
     chosen = [SCENARIOS[name] for name in args.only.split(",")]
-    results: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for run in range(args.runs):
-        for code, src in codes:
-            for scenario in chosen:
-                out = run_once(src, scenario, args.logins, args.batch)
-                results.setdefault((code, scenario.name), []).append(out)
-                print(
-                    f"run {run + 1}/{args.runs} {code}, {scenario.name}: {json.dumps(out)}",
-                    file=sys.stderr,
-                    flush=True,
-                )
+    by_name = {scenario.name: scenario for scenario in chosen}
+    results = run_alternating(
+        args.runs,
+        codes,
+        list(by_name),
+        lambda src, name: run_once(src, by_name[name], args.logins, args.batch),
+    )
     if args.json:
         print(
             json.dumps(

@@ -6,6 +6,7 @@ caller gives (``database_url``), which outlives it (``kill()`` to crash it, then
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -15,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -113,3 +115,24 @@ class LocalServer:
                 self.proc.kill()
                 self.proc.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def run_alternating(
+    runs: int, codes: list[tuple[str, Path]], names: list[str], one: Any
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """``one(src, name)`` for every run, code (before/after alternate within a run) and
+    scenario name; each result is printed to stderr as it comes, and all are returned
+    by (code, name). A SIGTERM unwinds like Ctrl-C, so that servers and folders go too."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in range(runs):
+        for code, src in codes:
+            for name in names:
+                out = one(src, name)
+                results.setdefault((code, name), []).append(out)
+                print(
+                    f"run {run + 1}/{runs} {code}, {name}: {json.dumps(out)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return results

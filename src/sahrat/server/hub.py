@@ -348,7 +348,7 @@ class Hub:
             await table.leave(int(args["user_id"]))
             return table.info(args["user_id"])
         if op == "start":
-            await table.start_with_bots(int(args["user_id"]), str(args["level"]))
+            await table.start_with_bots(int(args["user_id"]), args.get("level"))
             return table.info(args["user_id"])
         if op == "options":
             await self._update_options(table, args["options"])

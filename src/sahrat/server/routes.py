@@ -627,9 +627,7 @@ async def start_with_bots(
                 "seats_empty",
                 "the match starts by itself when every seat is taken; start now with bots",
             )
-        # "": the table's own bot_level option (the call's arguments cross processes).
-        level = options.level or ""
-        info = await hub.call(table_id, "start", user_id=user.id, level=level)
+        info = await hub.call(table_id, "start", user_id=user.id, level=options.level)
     return _info(info)
 
 

@@ -422,7 +422,7 @@ class Table:
                     f"you cannot cover this table's stake of {self.options.stake}",
                 )
 
-    async def start_with_bots(self, user_id: int, level: str) -> None:
+    async def start_with_bots(self, user_id: int, level: str | None = None) -> None:
         """The creator starts a free table now, bots in the empty seats; they play at
         ``level`` if given, else at the table's ``bot_level`` option."""
         level = level or self.options.bot_level
