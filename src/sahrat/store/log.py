@@ -7,6 +7,12 @@ tables it wrote for. A table only broadcasts after its append is durable, so
 a crash never loses an acknowledged move; batching many tables' moves into
 one commit is what lets a single process sustain thousands of durable moves
 per second.
+
+A batch of plain moves (no match ends, no coins: nearly every batch) is written as
+two ``executemany`` driver calls on a connection, with statements compiled once and
+values converted by the columns' own types, rather than through an ORM session:
+that halves the writer's CPU per append (``bench/bench_log_writer.py``). A batch
+with a match's row or coins takes the session, where the ledger's checks live.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy import Column, bindparam, insert, update
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from .ledger import Movement, post_all
 from .models import Base, GameTable, LogEntry, Match
@@ -60,6 +67,68 @@ class Append:
     )
 
 
+_LOG_COLUMNS = ("table_id", "seq", "kind", "seat", "client_id", "data")
+
+
+class PlainBatchStatements:
+    """The two statements of a plain batch, compiled once for one database, with the
+    columns' value conversions (JSON and dates exactly as the ORM would write them)."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        # inline: no RETURNING of the new ids (PostgreSQL would send each one back)
+        insert_log = (
+            insert(_log).inline().values({name: bindparam(name) for name in _LOG_COLUMNS})
+        )
+        self.insert_sql, insert_order = self._compiled(insert_log, dialect)
+        self.update_sql, self.update_order = self._compiled(_UPDATE_TABLE, dialect)
+        if insert_order != list(_LOG_COLUMNS):
+            raise ValueError(f"unexpected parameter order {insert_order}")
+        self.data = self._converter(_log.c.data, dialect)
+        self.deadline = self._converter(_tables.c.deadline_at, dialect)
+
+    @staticmethod
+    def _compiled(statement: Any, dialect: Dialect) -> tuple[str, list[str]]:
+        compiled = statement.compile(dialect=dialect)
+        order = list(compiled.positiontup or ())
+        if not order:  # a named paramstyle: not one this project's drivers use
+            raise ValueError(f"{dialect.name}: positional parameters expected")
+        return str(compiled), order
+
+    @staticmethod
+    def _converter(column: Column[Any], dialect: Dialect) -> Callable[[Any], Any]:
+        process = column.type.dialect_impl(dialect).bind_processor(dialect)
+        return process if process is not None else (lambda value: value)
+
+    def log_rows(self, batch: list[Append]) -> list[tuple[Any, ...]]:
+        data = self.data
+        return [
+            (
+                item.table_id,
+                entry["seq"],
+                entry["kind"],
+                entry["seat"],
+                entry["client_id"],
+                data(entry["data"]),
+            )
+            for item in batch
+            for entry in item.entries
+        ]
+
+    def table_rows(self, batch: list[Append]) -> list[tuple[Any, ...]]:
+        latest = {item.table_id: item for item in batch}  # a table's last append wins
+        deadline, order = self.deadline, self.update_order
+        rows = []
+        for item in latest.values():
+            values = {
+                "b_id": item.table_id,
+                "b_seq": item.seq,
+                "b_status": item.status,
+                "b_deadline": deadline(item.deadline_at),
+            }
+            rows.append(tuple(values[name] for name in order))
+        return rows
+
+
 class LogWriter:
     """One writer task for the whole process; ``append`` returns once durable."""
 
@@ -69,6 +138,9 @@ class LogWriter:
         on_batch: Callable[[float], None] | None = None,
     ) -> None:
         self._sessions = sessions
+        engine = sessions.kw.get("bind")
+        self._engine: AsyncEngine | None = engine if isinstance(engine, AsyncEngine) else None
+        self._plain = PlainBatchStatements(engine.dialect) if self._engine is not None else None
         self._on_batch = on_batch  # told each committed batch's seconds (for metrics)
         self._queue: asyncio.Queue[Append] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -123,6 +195,23 @@ class LogWriter:
                     item.done.set_result(None)
 
     async def _write(self, batch: list[Append]) -> None:
+        if self._engine is not None and self._plain is not None:
+            if not any(item.match or item.ledger for item in batch):
+                await self._write_plain(self._engine, self._plain, batch)
+                return
+        await self._write_with_session(batch)
+
+    async def _write_plain(
+        self, engine: AsyncEngine, plain: PlainBatchStatements, batch: list[Append]
+    ) -> None:
+        """Moves only: two driver calls in one transaction."""
+        log_rows, table_rows = plain.log_rows(batch), plain.table_rows(batch)
+        async with engine.begin() as conn:
+            if log_rows:
+                await conn.exec_driver_sql(plain.insert_sql, log_rows)
+            await conn.exec_driver_sql(plain.update_sql, table_rows)
+
+    async def _write_with_session(self, batch: list[Append]) -> None:
         rows = [{"table_id": item.table_id, **entry} for item in batch for entry in item.entries]
         matches = [{"table_id": item.table_id, **item.match} for item in batch if item.match]
         async with self._sessions() as session, session.begin():
