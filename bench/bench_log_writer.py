@@ -66,7 +66,10 @@ async def _appends(writer: LogWriter, tables: int, seconds: float) -> tuple[floa
                 "kind": "action",
                 "seat": seq % 2,
                 "client_id": f"c{seq}",
-                "data": {"action": {"type": "discard", "seat": seq % 2, "card": "7H"}, "by": "player"},
+                "data": {
+                    "action": {"type": "discard", "seat": seq % 2, "card": "7H"},
+                    "by": "player",
+                },
             }
             deadline = datetime.now(UTC)
             await writer.append(Append(table_id, [entry], seq, "playing", deadline))
@@ -104,7 +107,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    results = [asyncio.run(with_database(args.db, args.tables, args.seconds)) for _ in range(args.runs)]
+    results = [
+        asyncio.run(with_database(args.db, args.tables, args.seconds)) for _ in range(args.runs)
+    ]
 
     def spread(values: list[float]) -> str:
         return f"{statistics.median(values):,.1f} [{min(values):,.1f}–{max(values):,.1f}]"

@@ -76,9 +76,7 @@ class PlainBatchStatements:
 
     def __init__(self, dialect: Dialect) -> None:
         # inline: no RETURNING of the new ids (PostgreSQL would send each one back)
-        insert_log = (
-            insert(_log).inline().values({name: bindparam(name) for name in _LOG_COLUMNS})
-        )
+        insert_log = insert(_log).inline().values({name: bindparam(name) for name in _LOG_COLUMNS})
         self.insert_sql, insert_order = self._compiled(insert_log, dialect)
         self.update_sql, self.update_order = self._compiled(_UPDATE_TABLE, dialect)
         if insert_order != list(_LOG_COLUMNS):
@@ -195,10 +193,10 @@ class LogWriter:
                     item.done.set_result(None)
 
     async def _write(self, batch: list[Append]) -> None:
-        if self._engine is not None and self._plain is not None:
-            if not any(item.match or item.ledger for item in batch):
-                await self._write_plain(self._engine, self._plain, batch)
-                return
+        plain = not any(item.match or item.ledger for item in batch)
+        if plain and self._engine is not None and self._plain is not None:
+            await self._write_plain(self._engine, self._plain, batch)
+            return
         await self._write_with_session(batch)
 
     async def _write_plain(
