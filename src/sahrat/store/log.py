@@ -138,7 +138,9 @@ class LogWriter:
         self._sessions = sessions
         engine = sessions.kw.get("bind")
         self._engine: AsyncEngine | None = engine if isinstance(engine, AsyncEngine) else None
-        self._plain = PlainBatchStatements(engine.dialect) if self._engine is not None else None
+        self._plain = (
+            PlainBatchStatements(self._engine.dialect) if self._engine is not None else None
+        )
         self._on_batch = on_batch  # told each committed batch's seconds (for metrics)
         self._queue: asyncio.Queue[Append] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
