@@ -1,8 +1,9 @@
 """The WebSocket endpoint: one per table, ``/ws/tables/{id}?ticket=...&since=N``.
 
 The connection's seat is the user's seat at the table (a spectator has
-none). Each connection has a sender task draining its outbox, so a slow
-client never blocks the table; every command gets exactly one ``reply``.
+none). A message is written at once when the socket can take it; otherwise it
+waits in the connection's outbox for its sender task, so a slow client never
+blocks the table (``connection.py``); every command gets exactly one ``reply``.
 
 In a cluster, a connection to a table that another process serves is
 forwarded to it (``cluster.py``): this process only checks the ticket and the
@@ -137,6 +138,7 @@ async def _serve_local(
     websocket: WebSocket, hub: Hub, table: Table, conn: Connection, since: int | None
 ) -> None:
     sender = asyncio.create_task(_send_loop(websocket, conn))
+    conn.direct = websocket.send_text
     table.connect(conn, since)
     try:
         async for text in _texts(websocket, conn, hub, lambda: table.seq):
@@ -224,9 +226,15 @@ async def _send_loop(websocket: WebSocket, conn: Connection) -> None:
             message = await conn.outbox.get()
             if message is None:
                 break
-            await websocket.send_text(message)
+            conn.sending = True
+            if isinstance(message, str):
+                await websocket.send_text(message)
+            else:
+                await message.finish()
+            conn.sending = False
     except Exception:  # the client went away; the receive loop notices too
         conn.closed = True
     finally:
+        conn.direct = None
         with contextlib.suppress(RuntimeError):
             await websocket.close(code=conn.close_code, reason=conn.close_reason)
