@@ -998,10 +998,23 @@ def view(state: ConquianState, seat: int | None, *, history: bool = True) -> dic
     melds, the face-up card, counts of the stock and of the face-down dead pile.
     ``history=False`` leaves out the options and the finished deals' ``results``, which
     grow with the match (a replay step)."""
+    return _seat_view(_public_view(state, history), state, seat)
+
+
+def views(
+    state: ConquianState, seats: Iterable[int | None], *, history: bool = True
+) -> dict[int | None, dict[str, Any]]:
+    """``view`` for each of ``seats`` at once: the part everyone sees is built once and
+    shared by the views (treat them as read-only), each seat adds its own hand."""
+    public = _public_view(state, history)
+    return {seat: _seat_view(public, state, seat) for seat in seats}
+
+
+def _public_view(state: ConquianState, history: bool) -> dict[str, Any]:
     over = state.phase is Phase.OVER
     data: dict[str, Any] = {
         "game": "conquian",
-        "viewer": seat,
+        "viewer": None,
         "deal": state.deals,
         "dealer": state.dealer,
         "deal_value": state.deal_value,
@@ -1025,11 +1038,17 @@ def view(state: ConquianState, seat: int | None, *, history: bool = True) -> dic
     if state.phase is Phase.FORCE:  # whom the question is about, and what they did
         after = "pass" if state.face_up_how is FaceUp.TURNED_UP else "refuse"
         data["question"] = {"about": 1 - state.turn, "after": after}
+    return data
+
+
+def _seat_view(public: dict[str, Any], state: ConquianState, seat: int | None) -> dict[str, Any]:
+    data = dict(public)
+    data["viewer"] = seat
     if seat is not None:
         if seat not in (0, 1):
             raise BadAction(f"seat {seat} is not a seat at this table")
         data["hand"] = _strs(state.hands[seat])
-        if seat == state.turn and not over:
+        if seat == state.turn and state.phase is not Phase.OVER:
             data["simple_actions"] = [action_to_json(a) for a in simple_actions(state)]
     return data
 

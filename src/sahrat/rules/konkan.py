@@ -1017,9 +1017,22 @@ def view(state: KonkanState, seat: int | None, *, history: bool = True) -> dict[
     """What ``seat`` may know (``None``: a spectator). No other hand, no stock order.
     ``history=False`` leaves out the options and the finished rounds' results (``scores``),
     which grow with the match: a replay step costs the same in round 1 and round 40."""
+    return _seat_view(_public_view(state, history), state, seat)
+
+
+def views(
+    state: KonkanState, seats: Iterable[int | None], *, history: bool = True
+) -> dict[int | None, dict[str, Any]]:
+    """``view`` for each of ``seats`` at once: the part everyone sees is built once and
+    shared by the views (treat them as read-only), each seat adds its own hand."""
+    public = _public_view(state, history)
+    return {seat: _seat_view(public, state, seat) for seat in seats}
+
+
+def _public_view(state: KonkanState, history: bool) -> dict[str, Any]:
     data: dict[str, Any] = {
         "game": "konkan",
-        "viewer": seat,
+        "viewer": None,
         "round": state.round,
         "last_round": state.is_last_round,
         "dealer": state.dealer,
@@ -1043,6 +1056,12 @@ def view(state: KonkanState, seat: int | None, *, history: bool = True) -> dict[
     if history:
         data["options"] = state.options.to_json()
         data["scores"] = [result.to_json() for result in state.results]
+    return data
+
+
+def _seat_view(public: dict[str, Any], state: KonkanState, seat: int | None) -> dict[str, Any]:
+    data = dict(public)
+    data["viewer"] = seat
     if seat is not None:
         if not 0 <= seat < state.players:
             raise BadAction(f"seat {seat} is not a seat at this table")

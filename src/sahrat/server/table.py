@@ -244,12 +244,16 @@ class Table:
     def _message(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         return message(kind, self.seq, payload)
 
-    def _update_for(self, step: Step, seat: int | None, *, latest: bool = True) -> dict[str, Any]:
-        """A step as ``seat`` may see it; an older step (in a resume) carries no view."""
+    def _update_for(
+        self, step: Step, seat: int | None, view: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """A step as ``seat`` may see it, with ``view``, the seat's view of the table now;
+        an older step (in a resume) carries none."""
+        latest = view is not None
         pause = self.round_break if latest else None
         return {
             "events": [event.for_seat(seat) for event in step.events],
-            "view": self.engine.view(self.state, seat) if latest else None,
+            "view": view,
             "deadline": self.deadline if latest else None,
             "by": step.by,
             "round_break": pause.to_json() if pause else None,
@@ -326,7 +330,7 @@ class Table:
                 retaken = True
         missed = self._missed_since(since) if since is not None else None
         if missed is not None and self.state is not None:
-            updates = [self._update_for(step, conn.seat, latest=False) for step in missed]
+            updates = [self._update_for(step, conn.seat) for step in missed]
             conn.send(self._message("resume", {"missed": updates, "snapshot": self.snapshot(conn)}))
         else:
             conn.send(self._message("snapshot", self.snapshot(conn)))
@@ -659,18 +663,23 @@ class Table:
             self._schedule_bot()
 
     def _publish(self, step: Step) -> None:
-        """Send a durable step: one view and one JSON text per seat (spectators share
-        one), not per connection."""
-        texts: dict[int | None, str] = {}
+        """Send a durable step: one JSON text per seat (spectators share one), not per
+        connection, from views whose common part the engine builds once."""
+        receivers: list[Connection] = []
         for conn in list(self.connections):
             if self.follow_seating(conn):  # re-seated: a whole new picture, not a step
                 conn.send(self._message("snapshot", self.snapshot(conn)))
-                continue
-            text = texts.get(conn.seat)
-            if text is None:
-                message = self._message("update", self._update_for(step, conn.seat))
-                text = texts[conn.seat] = orjson.dumps(message).decode()
-            conn.send_text(text)
+            else:
+                receivers.append(conn)
+        if not receivers:
+            return
+        views = self.engine.views(self.state, {conn.seat for conn in receivers})
+        texts = {
+            seat: orjson.dumps(self._message("update", self._update_for(step, seat, view))).decode()
+            for seat, view in views.items()
+        }
+        for conn in receivers:
+            conn.send_text(texts[conn.seat])
 
     def _match_end(
         self, final_state: Any, steps: list[tuple[Step, Any]]
