@@ -43,21 +43,27 @@ def ends_round(event_types: Any) -> bool:
 
 
 class Clock:
-    """One pending wake-up: ``at(when, fire)`` replaces any earlier one."""
+    """One pending wake-up: ``at(when, fire)`` replaces any earlier one.
+
+    Every move re-arms the clock, so until it fires a wake-up is only a timer handle of
+    the loop (cancelled in place); the task that runs ``fire`` is made when it fires."""
 
     def __init__(self) -> None:
-        self._task: asyncio.Task[None] | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        self._firing: set[asyncio.Task[None]] = set()  # held until done (tasks are weak)
 
     def at(self, when: float, fire: Callable[[], Coroutine[Any, Any, None]]) -> None:
         self.cancel()
-        self._task = asyncio.create_task(self._wake(when, fire))
+        delay = max(0.0, when - time.time())
+        self._handle = asyncio.get_running_loop().call_later(delay, self._fire, fire)
 
-    async def _wake(self, when: float, fire: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        await asyncio.sleep(max(0.0, when - time.time()))
-        self._task = None  # fired: a new wake-up may be set while this one runs
-        await fire()
+    def _fire(self, fire: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self._handle = None  # fired: a new wake-up may be set while this one runs
+        task = asyncio.get_running_loop().create_task(fire())
+        self._firing.add(task)
+        task.add_done_callback(self._firing.discard)
 
     def cancel(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
