@@ -9,10 +9,13 @@ one commit is what lets a single process sustain thousands of durable moves
 per second.
 
 A batch of plain moves (no match ends, no coins: nearly every batch) is written as
-two ``executemany`` driver calls on a connection, with statements compiled once and
-values converted by the columns' own types, rather than through an ORM session:
-that halves the writer's CPU per append (``bench/bench_log_writer.py``). A batch
-with a match's row or coins takes the session, where the ledger's checks live.
+two ``executemany`` driver calls, with statements compiled once and values converted
+by the columns' own types, rather than through an ORM session. On a SQLite file the
+writer keeps a connection of its own, in a thread of its own, and hands it the whole
+batch at once: one thread hop per batch instead of one per statement (the group
+commits of a busy server are small, a few moves each, so the per-batch cost is what
+counts: ``bench/bench_log_writer.py``). A batch with a match's row or coins takes the
+session, where the ledger's checks live.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -127,6 +132,63 @@ class PlainBatchStatements:
         return rows
 
 
+class SqliteBatchWriter:
+    """The writer's own connection to a SQLite file, used from one thread: a plain batch
+    is one call there (BEGIN IMMEDIATE, two executemany, COMMIT). Its pragmas are the
+    engine's (db.py): WAL, synchronous=NORMAL, foreign keys."""
+
+    def __init__(self, path: str, plain: PlainBatchStatements) -> None:
+        self._path = path
+        self._plain = plain
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="log-writer")
+        self._conn: sqlite3.Connection | None = None
+
+    async def write(self, batch: list[Append]) -> None:
+        log_rows, table_rows = self._plain.log_rows(batch), self._plain.table_rows(batch)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._thread, self._write, log_rows, table_rows)
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(self._path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._conn = conn
+        return self._conn
+
+    def _write(self, log_rows: list[tuple[Any, ...]], table_rows: list[tuple[Any, ...]]) -> None:
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if log_rows:
+                conn.executemany(self._plain.insert_sql, log_rows)
+            conn.executemany(self._plain.update_sql, table_rows)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        def close_connection() -> None:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+        self._thread.submit(close_connection).result()
+        self._thread.shutdown()
+
+
+def _sqlite_file(engine: AsyncEngine) -> str | None:
+    """The database file of a SQLite engine (not an in-memory one)."""
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    if url.database.startswith("file:"):  # a URI filename: leave it to the engine
+        return None
+    return url.database
+
+
 class LogWriter:
     """One writer task for the whole process; ``append`` returns once durable."""
 
@@ -140,6 +202,12 @@ class LogWriter:
         self._engine: AsyncEngine | None = engine if isinstance(engine, AsyncEngine) else None
         self._plain = (
             PlainBatchStatements(self._engine.dialect) if self._engine is not None else None
+        )
+        sqlite_file = _sqlite_file(self._engine) if self._engine is not None else None
+        self._sqlite = (
+            SqliteBatchWriter(sqlite_file, self._plain)
+            if sqlite_file is not None and self._plain is not None
+            else None
         )
         self._on_batch = on_batch  # told each committed batch's seconds (for metrics)
         self._queue: asyncio.Queue[Append] = asyncio.Queue()
@@ -157,6 +225,9 @@ class LogWriter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        if self._sqlite is not None:
+            self._sqlite.close()
+            self._sqlite = None
 
     async def append(self, item: Append) -> None:
         """Queue ``item`` and wait until it is committed (raises if it could not be)."""
@@ -196,6 +267,9 @@ class LogWriter:
 
     async def _write(self, batch: list[Append]) -> None:
         plain = not any(item.match or item.ledger for item in batch)
+        if plain and self._sqlite is not None:
+            await self._sqlite.write(batch)
+            return
         if plain and self._engine is not None and self._plain is not None:
             await self._write_plain(self._engine, self._plain, batch)
             return
