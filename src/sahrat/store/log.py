@@ -10,11 +10,12 @@ per second.
 
 A batch of plain moves (no match ends, no coins: nearly every batch) is written as
 two ``executemany`` driver calls, with statements compiled once and values converted
-by the columns' own types, rather than through an ORM session. On a SQLite file the
-writer keeps a connection of its own, in a thread of its own, and hands it the whole
-batch at once: one thread hop per batch instead of one per statement (the group
+by the columns' own types, rather than through an ORM session, on a connection the
+writer keeps for itself: on a SQLite file in a thread of its own, which takes the
+whole batch at once (one thread hop per batch instead of one per statement); on
+PostgreSQL an asyncpg connection (no pool checkout and ping per batch). The group
 commits of a busy server are small, a few moves each, so the per-batch cost is what
-counts: ``bench/bench_log_writer.py``). A batch with a match's row or coins takes the
+counts (``bench/bench_log_writer.py``). A batch with a match's row or coins takes the
 session, where the ledger's checks live.
 """
 
@@ -179,6 +180,53 @@ class SqliteBatchWriter:
         self._thread.shutdown()
 
 
+class PostgresBatchWriter:
+    """The writer's own asyncpg connection: a plain batch is one transaction of two
+    ``executemany``. A connection that failed is dropped; the next batch opens another
+    (a database outage refuses moves while it lasts, as on the pool's connections)."""
+
+    CONNECT_SECONDS = 5.0
+    RETRY_SECONDS = 0.5  # after a failed connect, appends fail at once for this long
+
+    def __init__(self, engine: AsyncEngine, plain: PlainBatchStatements) -> None:
+        args, kwargs = engine.dialect.create_connect_args(engine.url)
+        self._args, self._kwargs = list(args), dict(kwargs)
+        self._plain = plain
+        self._conn: Any = None
+        self._retry_at = 0.0
+
+    async def write(self, batch: list[Append]) -> None:
+        import asyncpg  # type: ignore[import-untyped]
+
+        log_rows, table_rows = self._plain.log_rows(batch), self._plain.table_rows(batch)
+        if self._conn is None or self._conn.is_closed():
+            if time.monotonic() < self._retry_at:  # the database was just unreachable:
+                raise ConnectionError("the database is unreachable")  # fail the batch now
+            try:
+                self._conn = await asyncpg.connect(
+                    *self._args, **self._kwargs, timeout=self.CONNECT_SECONDS
+                )
+            except Exception:
+                self._retry_at = time.monotonic() + self.RETRY_SECONDS
+                raise
+        conn = self._conn
+        try:
+            async with conn.transaction():
+                if log_rows:
+                    await conn.executemany(self._plain.insert_sql, log_rows)
+                await conn.executemany(self._plain.update_sql, table_rows)
+        except (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError):
+            self._conn = None
+            conn.terminate()
+            raise
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), 5)
+
+
 def _sqlite_file(engine: AsyncEngine) -> str | None:
     """The database file of a SQLite engine (not an in-memory one)."""
     url = engine.url
@@ -209,6 +257,13 @@ class LogWriter:
             if sqlite_file is not None and self._plain is not None
             else None
         )
+        self._postgres = (
+            PostgresBatchWriter(self._engine, self._plain)
+            if self._engine is not None
+            and self._plain is not None
+            and self._engine.dialect.driver == "asyncpg"
+            else None
+        )
         self._on_batch = on_batch  # told each committed batch's seconds (for metrics)
         self._queue: asyncio.Queue[Append] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -228,6 +283,8 @@ class LogWriter:
         if self._sqlite is not None:
             self._sqlite.close()
             self._sqlite = None
+        if self._postgres is not None:
+            await self._postgres.close()
 
     async def append(self, item: Append) -> None:
         """Queue ``item`` and wait until it is committed (raises if it could not be)."""
@@ -269,6 +326,9 @@ class LogWriter:
         plain = not any(item.match or item.ledger for item in batch)
         if plain and self._sqlite is not None:
             await self._sqlite.write(batch)
+            return
+        if plain and self._postgres is not None:
+            await self._postgres.write(batch)
             return
         if plain and self._engine is not None and self._plain is not None:
             await self._write_plain(self._engine, self._plain, batch)
