@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
 
 from pgtest import fresh_database
 from sahrat.store.db import make_engine, make_sessions
@@ -68,8 +69,11 @@ async def _scenario(url: str) -> None:
         results = await asyncio.gather(
             writer.append(bad), writer.append(good), return_exceptions=True
         )
-        assert isinstance(results[0], Exception)
+        assert isinstance(results[0], IntegrityError)  # what the table takes as a takeover
         assert results[1] is None
+        # the same seq written twice (another process wrote it first) is that error too
+        with pytest.raises(IntegrityError):
+            await writer.append(Append(1, [_entry(3, data)], 3, "playing", None))
         async with sessions() as session:
             rows = (await session.scalars(select(LogEntry).order_by(LogEntry.id))).all()
             tables = (await session.scalars(select(GameTable).order_by(GameTable.id))).all()

@@ -34,6 +34,7 @@ from typing import Any
 
 from sqlalchemy import Column, bindparam, insert, update
 from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from .ledger import Movement, post_all
@@ -165,8 +166,10 @@ class SqliteBatchWriter:
             if log_rows:
                 conn.executemany(self._plain.insert_sql, log_rows)
             conn.executemany(self._plain.update_sql, table_rows)
-        except BaseException:
+        except BaseException as error:
             conn.execute("ROLLBACK")
+            if isinstance(error, sqlite3.IntegrityError):  # as the ORM path raises it
+                raise IntegrityError(self._plain.insert_sql, None, error) from error
             raise
         conn.execute("COMMIT")
 
@@ -215,6 +218,8 @@ class PostgresBatchWriter:
                 if log_rows:
                     await conn.executemany(self._plain.insert_sql, log_rows)
                 await conn.executemany(self._plain.update_sql, table_rows)
+        except asyncpg.IntegrityConstraintViolationError as error:  # as the ORM path raises it
+            raise IntegrityError(self._plain.insert_sql, None, error) from error
         except (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError):
             self._conn = None
             conn.terminate()
