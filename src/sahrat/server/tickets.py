@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
@@ -32,6 +33,11 @@ router = APIRouter(tags=["tables"])
 # Any id a socket's URL may name (the socket answers 4404 for a table that is not
 # there), within the column's 64 bits.
 AnyTableId = Annotated[int, Path(ge=1, le=2**63 - 1)]
+
+
+# Expired tickets are swept by an issue at most this often (per process), not by every
+# issue: a crowd reconnecting at once (after a restart) pays for one sweep, not one each.
+SWEEP_SECONDS = 30.0
 
 
 class TicketOut(BaseModel):
@@ -60,8 +66,10 @@ async def issue_ticket(table_id: AnyTableId, user: CurrentUser, request: Request
     ticket = secrets.token_urlsafe(24)
     now = datetime.now(UTC)
     async with hub.sessions() as session:
-        # Unused tickets are dropped by the next issue: the table holds only live ones.
-        await session.execute(delete(SocketTicket).where(SocketTicket.expires_at < now))
+        # Unused tickets are swept by an issue now and then: the table holds few dead ones.
+        if time.monotonic() >= getattr(request.app.state, "tickets_swept_at", 0.0):
+            request.app.state.tickets_swept_at = time.monotonic() + SWEEP_SECONDS
+            await session.execute(delete(SocketTicket).where(SocketTicket.expires_at < now))
         session.add(
             SocketTicket(
                 digest=_digest(ticket),
@@ -99,10 +107,16 @@ async def redeem_ticket(
     now = datetime.now(UTC)
     if _aware(used.expires_at) < now:
         return None
-    token = await session.get(Token, used.token_digest)
-    if token is None or token.revoked or _aware(token.expires_at) < now:
+    found = (
+        await session.execute(
+            select(Token, User)
+            .join(User, User.id == Token.user_id)
+            .where(Token.digest == used.token_digest, User.id == used.user_id)
+        )
+    ).first()
+    if found is None:
         return None
-    user = await session.scalar(select(User).where(User.id == used.user_id))
-    if user is None:
+    token, user = found
+    if token.revoked or _aware(token.expires_at) < now:
         return None
     return user, _aware(token.expires_at), used.token_digest
