@@ -343,12 +343,12 @@ def _load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def run_once(kind: str, tables: int, moves: int) -> dict[str, Any]:
+def run_once(kind: str, tables: int, moves: int, src: Path = SRC) -> dict[str, Any]:
     db = Database(kind)
     servers: list[LocalServer] = []
 
     def make_server() -> LocalServer:
-        server = LocalServer(SRC, ENV, ("--log-level", "warning"), database_url=db.url)
+        server = LocalServer(src, ENV, ("--log-level", "warning"), database_url=db.url)
         servers.append(server)
         return server
 
@@ -429,6 +429,9 @@ def main() -> int:
         "--db", choices=("sqlite", "postgres", "both"), default="both", help="(both)"
     )
     parser.add_argument("--json", action="store_true", help="print each run as JSON")
+    parser.add_argument(
+        "--src", type=Path, default=SRC, help="the src folder to serve (another checkout's)"
+    )
     args = parser.parse_args()
     if args.runs < 1 or args.tables < 1 or args.moves < 0:
         parser.error("--runs and --tables must be at least 1, --moves at least 0")
@@ -439,7 +442,7 @@ def main() -> int:
     for kind in kinds:
         runs = []
         for index in range(args.runs):
-            run = run_once(kind, args.tables, args.moves)
+            run = run_once(kind, args.tables, args.moves, args.src)
             runs.append(run)
             print(json.dumps(run) if args.json else f"{kind} run {index + 1}: {run}", flush=True)
         complete = [r for r in runs if r["served"] == args.tables and r["readyz_s"] is not None]

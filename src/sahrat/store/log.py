@@ -173,14 +173,18 @@ class SqliteBatchWriter:
             raise
         conn.execute("COMMIT")
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        """Close the connection in its thread, after any write still running there (the
+        loop is not blocked meanwhile: that write may wait for a lock the loop's own
+        connections hold)."""
+
         def close_connection() -> None:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
 
-        self._thread.submit(close_connection).result()
-        self._thread.shutdown()
+        await asyncio.get_running_loop().run_in_executor(self._thread, close_connection)
+        self._thread.shutdown(wait=False)
 
 
 class PostgresBatchWriter:
@@ -286,7 +290,7 @@ class LogWriter:
                 await self._task
             self._task = None
         if self._sqlite is not None:
-            self._sqlite.close()
+            await self._sqlite.close()
             self._sqlite = None
         if self._postgres is not None:
             await self._postgres.close()
