@@ -8,9 +8,11 @@ Screenshots go to ``test-artifacts/screenshots/`` (printed at the end).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,6 +21,7 @@ import pytest
 from .helpers import REPO, SCREENSHOTS, Server
 
 CHROMIUM = "/usr/bin/chromium"
+INSTALL_LOCK = Path(tempfile.gettempdir()) / "sahrat-chromium-install.lock"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -48,9 +51,17 @@ def _ensure_chromium() -> None:
     if Path(CHROMIUM).exists():
         return
     if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env)
+        # One install for all the test processes (pytest-xdist starts several at once,
+        # and apt takes its lock for one of them only): the others wait, then find it.
+        with open(INSTALL_LOCK, "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not Path(CHROMIUM).exists():
+                env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+                wait = ["-o", "DPkg::Lock::Timeout=300"]  # another apt run (a daily update)
+                subprocess.run(["apt-get", *wait, "update", "-qq"], check=True, env=env)
+                subprocess.run(
+                    ["apt-get", *wait, "install", "-y", "-qq", "chromium"], check=True, env=env
+                )
         return
     message = f"{CHROMIUM} is missing (install Debian's chromium package)"
     if os.environ.get("CI"):
