@@ -67,8 +67,8 @@ class Connection:
 
     A local socket's transport gives ``direct``, the socket's own write: a message is
     then written at once when nothing is queued before it and the socket can take it
-    (nearly always), without waking the sender task — most of a message's cost on a
-    busy server was that task hop. A write the socket cannot take at once, and every
+    (nearly always), without a hop through the sender task (a queue put, a task wake-up
+    and a loop turn per message). A write the socket cannot take at once, and every
     message behind it, go through ``outbox`` and the sender task, in order."""
 
     user_id: int
