@@ -9,6 +9,13 @@ seat plays as soon as it is its turn for ``--warmup`` + ``--duration``
 seconds; only the window after the warm-up counts. Every accepted move is
 durable (the group-commit event log) before its update is sent.
 
+When a match ends, every seat asks for a rematch over its socket and the table
+plays on (``--after-match rematch``, the default: players who stay at a table).
+``--after-match new_table`` opens a new table over REST for every match instead,
+with new tickets and sockets (the rows named ``…_newtables``): it measures the
+moves together with the set-up of a table per match, which a Conquian match at
+full speed needs every few seconds per table.
+
 In the same run it measures two peers at the same N:
 
 * ``peer_uvicorn.py`` (``--only uvicorn``, also spelt ``peer``): a bare uvicorn
@@ -55,7 +62,7 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +100,7 @@ class Scenario:
     db: str = ""  # "sqlite" or "postgres" for Sahrat
     processes: int = 1  # server processes (more than one: a cluster through Redis)
     spread: str = "sticky"  # cluster: "sticky" (a table's seats on its owner) or "cross"
+    after_match: str = "rematch"  # Sahrat: "rematch" at the same table, or "new_table"
 
 
 @dataclass
@@ -395,6 +403,7 @@ def _drive(
             tables=share,
             worker=index,
             core=CLIENT_CORE,
+            after_match=scenario.after_match,
         )
         process = ctx.Process(target=run_worker, args=(cfg, child), daemon=True)
         process.start()
@@ -604,6 +613,20 @@ def scenarios(
     return out
 
 
+def with_after_match(todo: list[Scenario], after: list[str]) -> list[Scenario]:
+    """Each Sahrat scenario once per way of going on after a match (``_newtables`` in the
+    name of the variant that opens a new table over REST for every match)."""
+    out: list[Scenario] = []
+    for scenario in todo:
+        if scenario.kind != "sahrat":
+            out.append(scenario)
+            continue
+        for way in after:
+            suffix = "" if way == "rematch" else "_newtables"
+            out.append(replace(scenario, name=scenario.name + suffix, after_match=way))
+    return out
+
+
 def _run_with_setup_tries(scenario: Scenario, procs: int, warmup: float, duration: float) -> Result:
     """``run_scenario``, started again (up to ``SETUP_TRIES`` times) when a load client
     fails before the measured window (e.g. a connection dropped while a busy machine
@@ -645,6 +668,12 @@ def main() -> int:
         "(its seats connect to different processes: every move is forwarded)",
     )
     parser.add_argument(
+        "--after-match",
+        default="rematch",
+        help="Sahrat, when a match ends: rematch (every seat asks for another at the same "
+        "table over its socket) and/or new_table (a new table over REST, new sockets)",
+    )
+    parser.add_argument(
         "--retries",
         type=int,
         default=2,
@@ -672,6 +701,10 @@ def main() -> int:
         [int(x) for x in args.processes.split(",")],
         args.spread.split(","),
     )
+    after = [x.strip() for x in args.after_match.split(",")]
+    if any(x not in ("rematch", "new_table") for x in after):
+        parser.error("--after-match: choose from rematch, new_table")
+    todo = with_after_match(todo, after)
     if any(s.kind == "boardgameio" for s in todo):
         try:
             install_boardgameio()  # before any run, so no install is timed

@@ -54,6 +54,9 @@ class WorkerConfig:
     core: int | None = 1
     ports: tuple[int, ...] = ()  # every server process (a cluster); empty: just ``port``
     spread: str = "sticky"  # "sticky": a table's seats on its owner; "cross": spread out
+    # After a match: "rematch" (every seat asks for another at the same table, over its
+    # socket, as players who stay do) or "new_table" (a new table over REST, new sockets).
+    after_match: str = "new_table"
 
 
 @dataclass
@@ -287,6 +290,7 @@ class SahratSeat:
         self.view: dict[str, Any] | None = None
         self.socket: RawSocket | None = None
         self.cids = 0
+        self.asked_rematch = False
 
     def bind(self, socket: RawSocket) -> None:
         self.socket = socket
@@ -330,6 +334,18 @@ class SahratSeat:
         elif kind == "error":
             worker.stats.errors[payload["code"]] += 1
 
+    def ask_rematch(self) -> None:
+        """The match is over: count it once per table, and ask for another."""
+        worker = self.table.worker
+        if self.asked_rematch or not worker.playing:
+            return
+        self.asked_rematch = True
+        if self.table.counted_end != self.seq:
+            self.table.counted_end = self.seq
+            worker.stats.matches_finished += 1
+        assert self.socket is not None
+        self.socket.send_text('{"type":"rematch"}')
+
     def skip_to(self, seq: int) -> None:
         """A snapshot took this seat to ``seq``: the updates in between will never come
         to it (a seat connected through another process may be greeted after the other
@@ -346,10 +362,14 @@ class SahratSeat:
         self.view = view
         if view is None or self.table.done:
             return
-        if view["match_over"]:
-            self.table.finish()
-            return
         worker = self.table.worker
+        if view["match_over"]:
+            if worker.config.after_match == "rematch":
+                self.ask_rematch()
+            else:
+                self.table.finish()
+            return
+        self.asked_rematch = False
         if not worker.playing or view["turn"] != self.seat or self.acted_seq == self.seq:
             return
         self.acted_seq = self.seq
@@ -382,6 +402,7 @@ class SahratTable:
         self.seats: list[SahratSeat] = []
         self.pending: dict[int, list[Any]] = {}
         self.done = False
+        self.counted_end = -1  # the seq of the last match end counted (rematches)
 
     async def start(self) -> None:
         """Create a table, fill its seats over REST, and open one WebSocket per seat."""

@@ -108,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ws.router)
     apidocs.install(app)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(ws.SocketChannels)  # added last: the outermost
 
     @app.get("/metrics", include_in_schema=False)
     async def prometheus_metrics(request: Request) -> Response:

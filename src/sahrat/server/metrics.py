@@ -17,6 +17,7 @@ LIVE_TABLES = Gauge("sahrat_live_tables", "Tables this process serves (owns)")
 COMMANDS = Counter(
     "sahrat_commands_total", "Commands answered by this process, by result", ["result"]
 )
+COMMANDS_OK = COMMANDS.labels("ok")  # looked up once: nearly every command is one
 COMMAND_SECONDS = Histogram(
     "sahrat_command_seconds",
     "From a command's arrival at the table to its reply (durable log write included)",

@@ -45,25 +45,47 @@ def ends_round(event_types: Any) -> bool:
 class Clock:
     """One pending wake-up: ``at(when, fire)`` replaces any earlier one.
 
-    Every move re-arms the clock, so until it fires a wake-up is only a timer handle of
-    the loop (cancelled in place); the task that runs ``fire`` is made when it fires."""
+    Every move sets a new deadline, nearly always later than the last. So the loop's
+    timer is not replaced on each move: a timer that fires before the wake-up now due
+    finds it not yet due and sets itself again for the rest. Only a wake-up earlier
+    than the timer (a shorter deadline, a break's end) replaces it. The task that runs
+    ``fire`` is made when the wake-up is due."""
 
     def __init__(self) -> None:
         self._handle: asyncio.TimerHandle | None = None
+        self._handle_at = 0.0  # the wall-clock time the loop's timer was set for
+        self._when = 0.0  # the wake-up due: its wall-clock time and what it runs
+        self._fire: Callable[[], Coroutine[Any, Any, None]] | None = None
         self._firing: set[asyncio.Task[None]] = set()  # held until done (tasks are weak)
 
     def at(self, when: float, fire: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        self.cancel()
-        delay = max(0.0, when - time.time())
-        self._handle = asyncio.get_running_loop().call_later(delay, self._fire, fire)
+        self._when, self._fire = when, fire
+        if self._handle is not None and self._handle_at <= when:
+            return  # the timer comes first and sets itself again for the rest
+        self._set_timer(when)
 
-    def _fire(self, fire: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        self._handle = None  # fired: a new wake-up may be set while this one runs
+    def _set_timer(self, when: float) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle_at = when
+        delay = max(0.0, when - time.time())
+        self._handle = asyncio.get_running_loop().call_later(delay, self._timer)
+
+    def _timer(self) -> None:
+        self._handle = None
+        fire = self._fire
+        if fire is None:
+            return
+        if self._when > time.time():  # the wake-up moved later since the timer was set
+            self._set_timer(self._when)
+            return
+        self._fire = None  # fired: a new wake-up may be set while this one runs
         task = asyncio.get_running_loop().create_task(fire())
         self._firing.add(task)
         task.add_done_callback(self._firing.discard)
 
     def cancel(self) -> None:
+        self._fire = None
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None

@@ -540,7 +540,7 @@ class Table:
                 )
         conn.send(self._message("reply", reply))
         problem = reply.get("error")
-        metrics.COMMANDS.labels(problem["code"] if problem else "ok").inc()
+        (metrics.COMMANDS.labels(problem["code"]) if problem else metrics.COMMANDS_OK).inc()
         metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
 
     async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
@@ -895,8 +895,8 @@ class Table:
 
     def _arm_timer(self) -> None:
         """Wake up at the turn's deadline, or during a break at its end."""
-        self.clock.cancel()
         if self.deadline is None or self.status != "playing":
+            self.clock.cancel()
             return
         pause = self.round_break
         if pause is not None:
