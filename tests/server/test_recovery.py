@@ -113,6 +113,56 @@ def test_restart_after_sigkill_loses_no_acknowledged_move(
     asyncio.run(_restart(start_server(TZ="Asia/Riyadh")))
 
 
+async def _restart_after_rematch(server: ServerProcess) -> None:
+    """A table restored after a SIGKILL in its second match is the second match alone:
+    the same views, nothing missed, and a client last seen in the first match is given
+    the new match whole, as a live table gives it."""
+    api = Api(server)
+    table_id, tokens, _info = await seated_table(api, "conquian", {"wins_needed": 1}, 2)
+    await api.aclose()
+    seats = await _connect_all(server, table_id, tokens)
+    await play("conquian", seats, until=lambda view: False)
+    for client in seats:
+        await client.wait_until(lambda c=client: bool(c.view and c.view["match_over"]))
+    first_end = seats[0].seq
+    assert first_end is not None
+    for client in seats:
+        await client.send({"type": "rematch"})
+    for client in seats:
+        await client.wait_until(lambda c=client: c.view is not None and not c.view["match_over"])
+    start = seats[0].seq
+    assert start is not None and start > first_end
+    await play("conquian", seats, until=lambda view: (seats[0].seq or 0) >= start + 4)
+    last_seq = seats[0].seq
+    before = [client.view for client in seats]
+
+    server.kill()
+    for client in seats:
+        await client.wait_closed()
+    server.start()
+
+    again = await _connect_all(server, table_id, tokens, since=last_seq)
+    for seat, client in enumerate(again):
+        resume = client.messages[0]
+        assert resume["type"] == "resume", resume
+        assert resume["payload"]["missed"] == []
+        assert resume["payload"]["snapshot"]["view"] == before[seat]
+    # Last seen at the first match's end: a snapshot of the new match, not its steps.
+    late = await WireClient.connect(server, table_id, tokens[0], name="late", since=first_end)
+    assert late.messages[0]["type"] == "snapshot", late.messages[0]["type"]
+    assert late.messages[0]["payload"]["view"] == before[0]
+    moves = await play("conquian", again, until=lambda view: (again[0].seq or 0) >= last_seq + 3)
+    assert moves > 0
+    for client in (*again, late):
+        await client.close()
+
+
+def test_restart_in_a_rematch_restores_the_current_match(
+    start_server: Callable[..., ServerProcess],
+) -> None:
+    asyncio.run(_restart_after_rematch(start_server()))
+
+
 async def _reconnect(server: ServerProcess) -> None:
     api = Api(server)
     table_id, tokens, info = await seated_table(api, "conquian", {"wins_needed": 1}, 2)

@@ -28,7 +28,7 @@ from sahrat.rules.record import GAMES, options_for
 from sahrat.settings import Settings
 from sahrat.store import ledger
 from sahrat.store.db import make_sessions
-from sahrat.store.log import LogWriter
+from sahrat.store.log import LogWriter, current_match_entries
 from sahrat.store.models import GameTable, LogEntry, Match, Seat, ServerSetting, User
 
 from . import metrics
@@ -43,6 +43,7 @@ log = logging.getLogger("sahrat.hub")
 
 MAX_TABLE_ID = 2**31 - 1  # ids are 32-bit integers in the database
 LIVE = ("waiting", "playing")
+LOAD_CHUNK = 200  # tables reloaded per session at a start (their seats' owners in one IN)
 
 RUNNING: set[Hub] = set()  # the hubs of this process, for a graceful shutdown
 
@@ -101,8 +102,7 @@ class Hub:
                 (await session.scalars(select(User.id).where(User.suspended.is_(True)))).all()
             )
         if self.cluster is None:
-            for table_id in await self.live_table_ids():
-                await self._load(table_id)
+            await self._load_tables(await self.live_table_ids())
             log.info("loaded %d unfinished tables", len(self.tables))
         else:
             await self.cluster.start()  # its scan takes the tables nobody serves
@@ -170,23 +170,37 @@ class Hub:
 
     async def _load(self, table_id: int) -> Table | None:
         """Rebuild a live table from the database (None if it is not live)."""
-        async with self.sessions() as session:
-            row = await session.get(GameTable, table_id)
-            if row is None or row.status not in ("waiting", "playing"):
-                return None
-            seats = (await session.scalars(select(Seat).where(Seat.table_id == row.id))).all()
-            await self._remember_names([s.user_id for s in seats if s.user_id is not None], session)
-            table = self._table_from_row(row, seats)
-            if row.status == "playing":
-                entries = (
+        return (await self._load_tables([table_id])).get(table_id)
+
+    async def _load_tables(self, table_ids: Sequence[int]) -> dict[int, Table]:
+        """Rebuild the live ones of ``table_ids`` from the database, a few queries for
+        all of them (a restart reloads every table at once), each table's match
+        replayed from its current start."""
+        loaded: dict[int, Table] = {}
+        for first in range(0, len(table_ids), LOAD_CHUNK):
+            chunk = list(table_ids[first : first + LOAD_CHUNK])
+            async with self.sessions() as session:
+                rows = (
                     await session.scalars(
-                        select(LogEntry).where(LogEntry.table_id == row.id).order_by(LogEntry.seq)
+                        select(GameTable).where(GameTable.id.in_(chunk), GameTable.status.in_(LIVE))
                     )
                 ).all()
-                table.restore(entries)
-                table.expect_players()
-            self.tables[row.id] = table
-            return table
+                seats: dict[int, list[Seat]] = {row.id: [] for row in rows}
+                for seat in (
+                    await session.scalars(select(Seat).where(Seat.table_id.in_(list(seats))))
+                ).all():
+                    seats[seat.table_id].append(seat)
+                owners = [s.user_id for found in seats.values() for s in found]
+                await self._remember_names([uid for uid in owners if uid is not None], session)
+                playing = [row.id for row in rows if row.status == "playing"]
+                entries = await current_match_entries(session, playing)
+                for row in rows:
+                    table = self._table_from_row(row, seats[row.id])
+                    if row.status == "playing":
+                        table.restore(entries[row.id])
+                        table.expect_players()
+                    self.tables[row.id] = loaded[row.id] = table
+        return loaded
 
     async def _remember_names(self, user_ids: list[int], session: Any) -> None:
         missing = [uid for uid in user_ids if uid not in self.names]

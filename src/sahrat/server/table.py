@@ -792,7 +792,8 @@ class Table:
         self._send_all("error", {"code": "not_enough_coins", "message": text})
 
     def restore(self, entries: Sequence[Any]) -> None:
-        """Rebuild the match from its log entries (start, then actions)."""
+        """Rebuild the match from its log entries: its start, then its actions (the
+        hub reads a table's log from its current match's start)."""
         for entry in entries:
             if entry.kind == "start":
                 self.start_seq = entry.seq
@@ -804,6 +805,7 @@ class Table:
                 self.actions = []
                 self.tally = PlayTally()
                 self.replies.clear()
+                self.recent.clear()  # as a live table forgets them at a start
             elif entry.kind == "action" and self.state is not None:
                 action = self.engine.action_from_json(entry.data["action"])
                 self.state, events = self.engine.apply(self.state, action)

@@ -26,19 +26,21 @@ import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, bindparam, insert, update
+from sqlalchemy import Column, and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from .ledger import Movement, post_all
 from .models import Base, GameTable, LogEntry, Match
+
+QUERY_CHUNK = 500  # ids in one IN (...) list, well under any database's bound
 
 log = logging.getLogger("sahrat.log")
 
@@ -375,3 +377,30 @@ class LogWriter:
             await session.execute(_UPDATE_TABLE, list(latest.values()))
             for item in batch:
                 await post_all(session, item.ledger)
+
+
+async def current_match_entries(
+    session: AsyncSession, table_ids: Sequence[int]
+) -> dict[int, list[LogEntry]]:
+    """Each table's log from its current match's ``start`` on, in order: what a restore
+    replays. The log keeps every match a table played; a table where players asked for
+    rematch after rematch is read from its last start only, so restoring it costs one
+    match whatever its history. A table with no start has no entries."""
+    found: dict[int, list[LogEntry]] = {table_id: [] for table_id in table_ids}
+    starts = (
+        select(LogEntry.table_id, func.max(LogEntry.seq).label("seq"))
+        .where(LogEntry.table_id.in_(bindparam("ids", expanding=True)), LogEntry.kind == "start")
+        .group_by(LogEntry.table_id)
+        .subquery()
+    )
+    query = (
+        select(LogEntry)
+        .join(starts, and_(LogEntry.table_id == starts.c.table_id, LogEntry.seq >= starts.c.seq))
+        .order_by(LogEntry.table_id, LogEntry.seq)
+    )
+    ids = list(found)
+    for first in range(0, len(ids), QUERY_CHUNK):
+        rows = await session.scalars(query, {"ids": ids[first : first + QUERY_CHUNK]})
+        for row in rows:
+            found[row.table_id].append(row)
+    return found
