@@ -143,16 +143,24 @@ async def user_for_token(session: AsyncSession, token: str) -> User | None:
 async def token_session(session: AsyncSession, token: str) -> tuple[User, datetime] | None:
     """The user of a valid token and when the token expires (None if it is unknown,
     expired or revoked)."""
-    row = await session.get(Token, _digest(token))
-    if row is None or row.revoked:
+    found = (
+        await session.execute(
+            select(Token, User)
+            .join(User, User.id == Token.user_id)
+            .where(Token.digest == _digest(token))
+        )
+    ).first()  # one query: every authenticated request makes it
+    if found is None:
+        return None
+    row, user = found
+    if row.revoked:
         return None
     expires = row.expires_at
     if expires.tzinfo is None:  # SQLite returns naive datetimes
         expires = expires.replace(tzinfo=UTC)
     if expires < datetime.now(UTC):
         return None
-    user = await session.scalar(select(User).where(User.id == row.user_id))
-    return (user, expires) if user is not None else None
+    return user, expires
 
 
 def token_digest(token: str) -> str:
@@ -172,18 +180,23 @@ def bearer_token(request: Request) -> str:
     return token.strip()
 
 
-async def current_user(request: Request, token: Annotated[str, Depends(bearer_token)]) -> User:
-    hub = request.app.state.hub
-    async with hub.sessions() as session:
-        user = await user_for_token(session, token)
+async def authenticate(request: Request, session: AsyncSession, token: str) -> User:
+    """The user of a bearer token, read in ``session`` (a route that writes may use its
+    own session for both); 401 ``bad_token`` if it is unknown, expired or revoked."""
+    user = await user_for_token(session, token)
     if user is None:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
             detail={"code": "bad_token", "message": "the token is unknown, expired or revoked"},
             headers={"WWW-Authenticate": "Bearer"},
         )
-    hub.remember_name(user.id, user.name)
+    request.app.state.hub.remember_name(user.id, user.name)
     return user
+
+
+async def current_user(request: Request, token: Annotated[str, Depends(bearer_token)]) -> User:
+    async with request.app.state.hub.sessions() as session:
+        return await authenticate(request, session, token)
 
 
 CurrentUser = Annotated[User, Depends(current_user)]

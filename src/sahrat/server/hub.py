@@ -88,6 +88,7 @@ class Hub:
         self.sockets_of: dict[int, int] = {}  # how many WebSockets each user holds open here
         self._creating = asyncio.Lock()  # counting a creator's open tables, then adding one
         self._sweeper: asyncio.Task[None] | None = None
+        self.next_ticket_sweep = 0.0  # when an issued ticket next sweeps expired ones
         metrics.LIVE_TABLES.set_function(lambda: len(self.tables))
 
     async def start(self) -> None:

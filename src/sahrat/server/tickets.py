@@ -19,14 +19,14 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Depends, Path, Request
 from pydantic import BaseModel
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sahrat.store.models import SocketTicket, Token, User
 
-from .auth import CurrentUser, bearer_token, token_digest
+from .auth import authenticate, bearer_token, token_digest
 from .routes import ErrorResponse
 
 router = APIRouter(tags=["tables"])
@@ -58,24 +58,29 @@ def _aware(moment: datetime) -> datetime:
     response_model=TicketOut,
     responses={401: {"model": ErrorResponse}},
 )
-async def issue_ticket(table_id: AnyTableId, user: CurrentUser, request: Request) -> TicketOut:
+async def issue_ticket(
+    table_id: AnyTableId, token: Annotated[str, Depends(bearer_token)], request: Request
+) -> TicketOut:
     """A ticket to open this table's WebSocket once, within a few seconds. Whether the
-    user may see the table is decided when the socket opens, as for any socket."""
+    user may see the table is decided when the socket opens, as for any socket. The
+    token is checked in the ticket's own transaction: a crowd reconnecting after a
+    restart costs one session each."""
     hub = request.app.state.hub
     seconds = hub.settings.ticket_seconds
     ticket = secrets.token_urlsafe(24)
     now = datetime.now(UTC)
     async with hub.sessions() as session:
+        user = await authenticate(request, session, token)
         # Unused tickets are swept by an issue now and then: the table holds few dead ones.
-        if time.monotonic() >= getattr(request.app.state, "tickets_swept_at", 0.0):
-            request.app.state.tickets_swept_at = time.monotonic() + SWEEP_SECONDS
+        if time.monotonic() >= hub.next_ticket_sweep:
+            hub.next_ticket_sweep = time.monotonic() + SWEEP_SECONDS
             await session.execute(delete(SocketTicket).where(SocketTicket.expires_at < now))
         session.add(
             SocketTicket(
                 digest=_digest(ticket),
                 user_id=user.id,
                 table_id=table_id,
-                token_digest=token_digest(bearer_token(request)),
+                token_digest=token_digest(token),
                 expires_at=now + timedelta(seconds=seconds),
             )
         )
