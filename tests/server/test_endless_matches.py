@@ -33,7 +33,7 @@ STAKE = 10
 # these options are valid on a server without them, where the match never ends.
 KONKAN = {"players": 3, "rounds": 1, "max_reshuffles": 0}
 CONQUIAN = {"wins_needed": 1}
-MATCH_SECONDS = 240.0  # far more than a bounded match takes here (about 30 s)
+MATCH_SECONDS = 240.0  # far more than a bounded match takes here (10–20 s)
 # Replies a live seat may get when the timer moved first.
 RACED = {"stale", "not_playing", "not_your_turn", "round_break"}
 
@@ -126,8 +126,10 @@ async def _abandoned_match(
 def test_an_abandoned_coin_match_ends_and_pays_out(
     module_servers: Callable[..., ServerProcess], game: str, live_seats: int
 ) -> None:
-    # The timer plays absent seats fast, but gives a live seat time to answer (the two
-    # matches nobody plays share a server: each has its own table, players and admin).
-    server = module_servers(SAHRAT_TURN_SECONDS_OVERRIDE="0.1" if live_seats else "0.05")
+    # The timer plays absent seats fast (every round of these matches is the timer's
+    # turns until the stock runs out), but gives a live seat time to answer; a move
+    # the timer made first is one of RACED. The two matches nobody plays share a
+    # server: each has its own table, players and admin.
+    server = module_servers(SAHRAT_TURN_SECONDS_OVERRIDE="0.05" if live_seats else "0.02")
     admin = make_admin(server.database_url)
     asyncio.run(_abandoned_match(server, admin, game, live_seats))
