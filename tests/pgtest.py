@@ -13,6 +13,7 @@ import os
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +49,14 @@ def fresh_database(prefix: str, what: str) -> Iterator[str]:
         yield f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
     finally:
         asyncio.run(_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@contextmanager
+def store_url(kind: str, folder: Path, prefix: str, what: str) -> Iterator[str]:
+    """A fresh store of ``kind``: a SQLite file in ``folder``, or a fresh PostgreSQL
+    database named after ``prefix`` (dropped after)."""
+    if kind == "sqlite":
+        yield f"sqlite+aiosqlite:///{folder / 'store.db'}"
+        return
+    with fresh_database(prefix, what) as url:
+        yield url

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import insert
 
-from pgtest import fresh_database
+from pgtest import store_url
 from sahrat.store.db import make_engine, make_sessions
 from sahrat.store.log import QUERY_CHUNK, current_match_entries
 from sahrat.store.models import Base, GameTable, LogEntry, User
@@ -18,11 +18,10 @@ from sahrat.store.models import Base, GameTable, LogEntry, User
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'log.db'}"
-    else:
-        with fresh_database("sahrat_test_current", "current matches on PostgreSQL") as url:
-            yield url
+    with store_url(
+        request.param, tmp_path, "sahrat_test_current", "current matches on PostgreSQL"
+    ) as url:
+        yield url
 
 
 def _log(table_id: int, kinds: str) -> list[dict[str, object]]:

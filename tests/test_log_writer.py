@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
-from pgtest import fresh_database
+from pgtest import store_url
 from sahrat.store.db import make_engine, make_sessions
 from sahrat.store.log import Append, LogWriter
 from sahrat.store.models import Base, GameTable, LogEntry, Match, User
@@ -20,11 +20,10 @@ from sahrat.store.models import Base, GameTable, LogEntry, Match, User
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'log.db'}"
-    else:
-        with fresh_database("sahrat_test_log", "the log writer on PostgreSQL") as url:
-            yield url
+    with store_url(
+        request.param, tmp_path, "sahrat_test_log", "the log writer on PostgreSQL"
+    ) as url:
+        yield url
 
 
 def _entry(seq: int, data: dict[str, object]) -> dict[str, object]:

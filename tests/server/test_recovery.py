@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 from sahrat.bots import simple_conquian
 from sahrat.rules import conquian
@@ -30,6 +31,30 @@ async def _connect_all(
         await WireClient.connect(server, table_id, token, name=f"seat{seat}", since=since)
         for seat, token in enumerate(tokens)
     ]
+
+
+async def _kill_and_resume(
+    server: ServerProcess,
+    table_id: int,
+    tokens: list[str],
+    seats: list[WireClient],
+    last_seq: int | None,
+    before: list[dict[str, Any] | None],
+) -> list[WireClient]:
+    """SIGKILL the server under its players, start it again, and reconnect each seat
+    where it left off: nothing missed, the very same views."""
+    server.kill()
+    for client in seats:
+        await client.wait_closed()
+    server.start()
+    again = await _connect_all(server, table_id, tokens, since=last_seq)
+    for seat, client in enumerate(again):
+        resume = client.messages[0]
+        assert resume["type"] == "resume", resume
+        assert resume["payload"]["missed"] == []
+        view = resume["payload"]["snapshot"]["view"]
+        assert view == before[seat], f"seat {seat}'s view changed over the restart"
+    return again
 
 
 async def _restart(server: ServerProcess) -> None:
@@ -56,21 +81,11 @@ async def _restart(server: ServerProcess) -> None:
     )
     last_actor = next(c for c in seats if last_reply in c.messages)
 
-    server.kill()
-    for client in seats:
-        await client.wait_closed()
-    server.start()
-
-    # Reconnect where each seat left off: nothing missed, the very same views.
-    again = await _connect_all(server, table_id, tokens, since=last_seq)
-    for seat, client in enumerate(again):
-        resume = client.messages[0]
-        assert resume["type"] == "resume", resume
-        assert resume["payload"]["missed"] == []
-        snapshot = resume["payload"]["snapshot"]
+    again = await _kill_and_resume(server, table_id, tokens, seats, last_seq, before)
+    for client in again:
+        snapshot = client.messages[0]["payload"]["snapshot"]
         assert snapshot["table"]["seq"] == last_seq
         assert snapshot["table"]["status"] == "playing"
-        assert snapshot["view"] == before[seat], f"seat {seat}'s view changed over the restart"
         # The stored turn deadline is re-armed, not reset.
         assert snapshot["deadline"] is not None
         assert abs(snapshot["deadline"] - last_update["payload"]["deadline"]) < 0.01
@@ -136,17 +151,7 @@ async def _restart_after_rematch(server: ServerProcess) -> None:
     last_seq = seats[0].seq
     before = [client.view for client in seats]
 
-    server.kill()
-    for client in seats:
-        await client.wait_closed()
-    server.start()
-
-    again = await _connect_all(server, table_id, tokens, since=last_seq)
-    for seat, client in enumerate(again):
-        resume = client.messages[0]
-        assert resume["type"] == "resume", resume
-        assert resume["payload"]["missed"] == []
-        assert resume["payload"]["snapshot"]["view"] == before[seat]
+    again = await _kill_and_resume(server, table_id, tokens, seats, last_seq, before)
     # Last seen at the first match's end: a snapshot of the new match, not its steps.
     late = await WireClient.connect(server, table_id, tokens[0], name="late", since=first_end)
     assert late.messages[0]["type"] == "snapshot", late.messages[0]["type"]
