@@ -251,26 +251,40 @@ def test_reconnect_with_since_gets_the_missed_updates(server: ServerProcess) -> 
 
 
 async def _timer(server: ServerProcess) -> None:
+    # Both players' sockets are open before the match starts (the second one joins
+    # after), so each sees the start and the timer's first move, however slowly the
+    # machine connects them: the turn timer starts with the match.
     api = Api(server)
-    table_id, tokens, info = await seated_table(api, "conquian", {"wins_needed": 1}, 2)
+    (first, _), (second, _) = await api.guest(), await api.guest()
+    waiting = await api.create_table(first, "conquian", {"wins_needed": 1})
+    table_id = int(waiting["id"])
+    clients = [
+        await WireClient.connect(server, table_id, token, name=f"user{index}")
+        for index, token in enumerate((first, second))
+    ]
+    info = await api.join(second, table_id)
     await api.aclose()
-    seats = await _connect_all(server, table_id, tokens)
-    view = seats[0].view
-    assert view is not None
-    idle = view["turn"]
-    snapshot = seats[0].messages[0]["payload"]
+    assert info["status"] == "playing", info
+    start = info["seq"]
+    starts = []
+    for client in clients:
+        starts.append(
+            await client.wait_for(lambda m: m["type"] == "snapshot" and m["seq"] == start)
+        )
+    seats = sorted(clients, key=lambda c: c.seat if c.seat is not None else -1)
+    assert [c.seat for c in seats] == [0, 1]
+    idle = starts[0]["payload"]["view"]["turn"]  # the seat to act when the match starts
+    snapshot = starts[0]["payload"]
     assert snapshot["deadline"] is not None
     assert snapshot["deadline"] - time.time() < 1.5  # the override, not the table's 30 s
     for client in seats:
         update = await client.wait_for(lambda m: m["type"] == "update", timeout=6)
         assert update["payload"]["by"] == "timer", update
-        assert update["seq"] == info["seq"] + 1
+        assert update["seq"] == start + 1
         assert update["payload"]["events"][0]["seat"] == idle
     # The timer keeps moving for whoever does nothing.
     for client in seats:
-        await client.wait_for(
-            lambda m: m["type"] == "update" and m["seq"] >= info["seq"] + 3, timeout=8
-        )
+        await client.wait_for(lambda m: m["type"] == "update" and m["seq"] >= start + 3, timeout=8)
         assert_seqs_consecutive(client)
         updates = client.of_type("update")
         assert all(u["payload"]["by"] == "timer" for u in updates)
