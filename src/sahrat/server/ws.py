@@ -13,8 +13,8 @@ reconnect (with ``since``): the table moved, or updates were missed.
 A table socket's messages skip the framework's per-message layers: ``SocketChannels``,
 the outermost middleware, hands the endpoint the server's own ASGI ``receive`` and
 ``send``, and text frames go through them directly (the framework's ``WebSocket`` still
-accepts and closes the socket). On a move's path that is four messages fewer through
-three wrappers each.
+accepts and closes the socket). A move's four messages (one in, three out) each skip
+the framework's state checks and its exception-handling wrappers.
 
 Access: a page from another origin may not open the socket (``Origin``
 against ``SAHRAT_ALLOWED_ORIGINS``, 4403 — cross-site WebSocket hijacking);
