@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 import pytest
 
+from sahrat.store.ledger import payout_shares
 from server.harness import ServerProcess, make_admin
 
 from .conftest import env_count, env_seed, write_results
@@ -187,7 +188,12 @@ async def _run(server: ServerProcess, admin: tuple[str, str], database: str, see
             stakes = [e for e in record.ledger if e[0] == "stake"]
             payouts = [e for e in record.ledger if e[0] == "payout"]
             assert len(stakes) == 2, record.ledger
-            assert [amount for *_r, amount in payouts] == [2 * STAKE], record.ledger
+            # The winner takes the pot; a tied match (its last drawn deal allowed, equal
+            # points: RULES.md §2.6) is split between the two.
+            assert len(record.matches) == 1, record.matches
+            shares = payout_shares(2 * STAKE, 2, None, record.matches[0]["winner_seat"])
+            expected = sorted(amount for amount in shares.values() if amount > 0)
+            assert sorted(amount for *_r, amount in payouts) == expected, record.ledger
     async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as http:
         boss = await _login(http, admin)
         check = (await http.get("/api/admin/ledger/check", headers=boss)).json()
