@@ -35,11 +35,16 @@ export async function api(method, path, body) {
 }
 
 /** Sign in as a fresh guest unless a token is already kept. */
+// Calls made while a guest is being created share it: the lobby and an invite link
+// opened at once must not make two guests, the second one replacing the first after
+// the first had already taken the seat.
+let guestComing = null;
 export async function ensureUser() {
   if (session.token) return session.user;
-  const auth = await api("POST", "/api/guests");
-  session.save(auth);
-  return auth.user;
+  guestComing ||= api("POST", "/api/guests")
+    .then((auth) => { session.save(auth); return auth.user; })
+    .finally(() => { guestComing = null; });
+  return guestComing;
 }
 
 // Tables I have sat at, newest first: the history list needs their ids.

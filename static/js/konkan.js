@@ -3,7 +3,7 @@
 // the stock, the discard pile (taking it carries the melds that use it), the
 // opening total against the threshold, and the commitment in the last round.
 // `h` here is dom.js's `v`: these views are patched in place (Preact), not rebuilt.
-import { v as h } from "./view.js";
+import { v as h, vicon } from "./view.js";
 import { t } from "./i18n.js";
 import { cardV, konkanMeld, parse, label, sortBySuit } from "./cards.js";
 import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard, isJoker } from "./hand.js";
@@ -241,7 +241,7 @@ function controls(ctx, ui, v, myTurn, simple, act) {
   if (myTurn && simple.has("claim_redeal")) btn("redeal", t("konkan.claim_redeal"), () => act({ type: "claim_redeal" }));
   if (myTurn && simple.has("end_turn")) btn("end-turn", t("konkan.end_turn"), () => act({ type: "end_turn" }));
   // At a free table the server's bot may suggest a move (never where coins are at stake).
-  if (myTurn && !ctx.st.info.coin_table && ctx.askHint) btn("ask-hint", `💡 ${t("konkan.ask_hint")}`, () => ctx.askHint());
+  if (myTurn && !ctx.st.info.coin_table && ctx.askHint) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctx.askHint());
   if (ui.staged.length || ui.offs.length || selected.length) {
     btn("clear", t("konkan.clear"), () => { ui.staged = []; ui.offs = []; ui.selected = []; ctx.redraw(); });
   }
@@ -251,7 +251,7 @@ function controls(ctx, ui, v, myTurn, simple, act) {
   return h("section.controls",
     h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, turnText),
     h("div.row.actions", buttons),
-    myTurn && ctx.st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, "💡 ", describeAction({ ...ctx.st.hint, seat: ctx.st.seat }, ctx.nameOf)) : null,
+    myTurn && ctx.st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeAction({ ...ctx.st.hint, seat: ctx.st.seat }, ctx.nameOf)) : null,
     myTurn && why ? h("p.why", { id: "refused-why" }, why) : null,
     h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
 }
@@ -296,7 +296,7 @@ function handRow(ctx, ui, v, toggle) {
       h("button", { type: "button", id: "sort-suit", "aria-pressed": pressed("suit"), onclick: () => sortBy("suit") }, t("hand.sort_suit")),
       h("button", { type: "button", id: "sort-rank", "aria-pressed": pressed("rank"), onclick: () => sortBy("rank") }, t("hand.sort_rank")),
       h("button", { type: "button", id: "hint-toggle", "aria-pressed": hints ? "true" : "false",
-        onclick: () => { localStorage.setItem(HINTS_KEY, hints ? "off" : "on"); ctx.redraw(); } }, "💡 ", t("hand.hints")),
+        onclick: () => { localStorage.setItem(HINTS_KEY, hints ? "off" : "on"); ctx.redraw(); } }, vicon("hint"), t("hand.hints")),
       h("button", { type: "button", id: "move-left", "aria-label": t("hand.move_left"), disabled: !ui.selected.length, onclick: () => move("left") }, "◀"),
       h("button", { type: "button", id: "move-right", "aria-label": t("hand.move_right"), disabled: !ui.selected.length, onclick: () => move("right") }, "▶"),
     ),

@@ -8,6 +8,7 @@ import { api, session, ensureUser, rememberTable, myTables } from "./api.js";
 import { createForm } from "./options.js";
 import { quickPlayBox } from "./quickplay.js";
 import { avatar } from "./avatar.js";
+import { icon } from "./icons.js";
 
 const filters = { game: "", status: "", money: "", free_seat: false };
 
@@ -132,7 +133,7 @@ export function showLobby(main, { onUser }) {
           " · ", t("lobby.seats_taken", { taken, total: tb.seats.length }),
           " · ", t("lobby.turn_secs", { n: tb.options.turn_seconds }),
         ),
-        h("div.seat-names", tb.seats.map((s) => h("span.seat-name", s.name || (s.bot ? `🤖 ${t("table.bot_name", { n: s.seat + 1 })}` : t("table.empty_seat"))))),
+        h("div.seat-names", tb.seats.map((s) => h("span.seat-name", s.name || (s.bot ? [icon("bot"), t("table.bot_name", { n: s.seat + 1 })] : t("table.empty_seat"))))),
         h("div.row",
           mine ? h("button.primary", { type: "button", onclick: () => { location.hash = `#/t/${tb.id}`; } }, t("lobby.open"))
             : free && tb.status === "waiting" ? h("button.primary.join", { type: "button", onclick: () => join(tb) }, t("lobby.join")) : null,

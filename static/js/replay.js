@@ -10,6 +10,7 @@ import { t, errorText, getLang } from "./i18n.js";
 import { api } from "./api.js";
 import { describeAction } from "./describe.js";
 import { cardEl } from "./cards.js";
+import { icon } from "./icons.js";
 
 const PAGE = 500;  // steps per page (the server's largest)
 const SPEEDS = [0.5, 1, 2, 4];
@@ -253,7 +254,7 @@ export function showReplay(main, matchId) {
   function update() {
     if (!ui || closed) return;
     const actions = match.record.actions || [];
-    ui.play.textContent = playing ? `⏸ ${t("replay.pause")}` : `▶ ${t("replay.play")}`;
+    ui.play.replaceChildren(icon(playing ? "pause" : "play"), t(playing ? "replay.pause" : "replay.play"));
     ui.play.setAttribute("aria-pressed", playing ? "true" : "false");
     ui.label.textContent = t("replay.step", { n: step, total: actions.length });
     ui.range.max = String(last());

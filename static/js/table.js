@@ -4,7 +4,8 @@
 // `patch` (Preact) updates in place: a card, seat or meld keeps its element (and the
 // keyboard focus on it) from one message to the next.
 import { h, mount, toast } from "./dom.js";
-import { v, patch } from "./view.js";
+import { v, patch, vicon } from "./view.js";
+import { icon } from "./icons.js";
 import { t, errorText } from "./i18n.js";
 import { api, session, ensureUser, rememberTable } from "./api.js";
 import { TableConnection } from "./conn.js";
@@ -116,10 +117,20 @@ export function showTable(main, tableId, { onUser }) {
     },
   };
 
-  function words({ ev, by }, who = nameOf) {
-    const mark = ev.seat !== null && ev.seat !== undefined ? { timer: " ⏱", bot: " 🤖" }[by] || "" : "";
-    return describeEvent(ev, who) + mark;
+  function words({ ev }, who = nameOf) {
+    return describeEvent(ev, who);
   }
+  // A seat's move the timer or a bot played: an icon beside its words, and words for a
+  // screen reader.
+  const playedBy = ({ ev, by }) => (ev.seat !== null && ev.seat !== undefined && (by === "timer" || by === "bot") ? by : null);
+  const byMark = (entry) => {
+    const by = playedBy(entry);
+    return by ? v("span.by", { title: t(`table.by_${by}`) }, vicon(by)) : null;
+  };
+  const spoken = (entry) => {
+    const by = playedBy(entry);
+    return words(entry) + (by ? ` (${t(`table.by_${by}`)})` : "");
+  };
   // A seat's last move beside it, without the name the seat box already shows.
   const moveWords = (move) => words(move, () => "").replace(/^[\s:،]+/, "");
 
@@ -163,7 +174,7 @@ export function showTable(main, tableId, { onUser }) {
 
   function seatBadges(s) {
     const out = [];
-    if (s.bot) out.push(v("span.badge.bot", { title: t("table.bot") }, "🤖 " + t("table.bot")));
+    if (s.bot) out.push(v("span.badge.bot", { title: t("table.bot") }, vicon("bot"), t("table.bot")));
     if (s.left) out.push(v("span.badge.away", t("table.left")));
     if (s.user_id !== null) {
       if (s.away) out.push(v("span.badge.away", t("table.away")));
@@ -207,7 +218,7 @@ export function showTable(main, tableId, { onUser }) {
           vw?.points ? v("span.total", { title: t("sheet.points") }, "★ ", v("bdi", vw.points[s.seat])) : null,
           turn ? v("span.timer", { "aria-live": "off" }) : null,
         ),
-        last ? v("div.last-move", { title: last }, last) : null,
+        last ? v("div.last-move", { title: last }, last, byMark(st.lastMove[s.seat])) : null,
         reaction ? v("div.bubble", REACTION_EMOJI[reaction] + " " + t(`react.${reaction}`)) : null,
         );
       }),
@@ -242,7 +253,9 @@ export function showTable(main, tableId, { onUser }) {
     const next = root.querySelector("#break-countdown");
     if (next && st.roundBreak) next.textContent = t(game() === "conquian" ? "summary.next_deal_in" : "summary.next_in", { n: left ?? 0 });
     for (const el of root.querySelectorAll(".timer")) {
-      el.textContent = left === null ? "" : `⏱ ${left}`;
+      if (left === null) el.replaceChildren();
+      else if (el.lastChild?.nodeType === Node.TEXT_NODE && el.firstChild?.nodeName === "svg") el.lastChild.data = String(left);
+      else el.replaceChildren(icon("timer"), String(left));
       el.classList.toggle("low", left !== null && left <= 10);
     }
     // The ring around the seat to act empties as its time runs out.
@@ -267,7 +280,7 @@ export function showTable(main, tableId, { onUser }) {
     }
     const mine = myTurnNow();
     if (mine && !st.wasMyTurn) { play("turn"); announce(t("table.your_turn_title")); }
-    else if (st.logged && st.logged !== st.announced) announce(words(st.log[st.log.length - 1]));
+    else if (st.logged && st.logged !== st.announced) announce(spoken(st.log[st.log.length - 1]));
     st.announced = st.logged;
     st.wasMyTurn = mine;
     document.title = mine && document.hidden ? `● ${t("table.your_turn_title")} — ${t("app.name")}` : t("app.name");
@@ -479,30 +492,30 @@ export function showTable(main, tableId, { onUser }) {
     let center;
     if (st.info.status === "waiting" || !vw) center = waitingRoom();
     else center = gameTable(ctx);
-    patch(middle, st.timedOut && st.seat !== null ? v("p.notice", { id: "timed-out", role: "status" }, "⏱ ", t("table.timed_out")) : null, center);
+    patch(middle, st.timedOut && st.seat !== null ? v("p.notice", { id: "timed-out", role: "status" }, vicon("timer"), t("table.timed_out")) : null, center);
     drawSeats();
     const shown = st.log.slice(-8);
     const first = (st.logged || 0) - shown.length;
     // It scrolls: a keyboard reaches it, a screen reader names it.
     patch(foot, v("div.row.foot-row", reactionBar(), watchers()),
       v("ol.log", { id: "log", tabIndex: 0, "aria-label": t("table.log"), ref: scrollDown },
-        shown.map((entry, i) => v("li", { key: first + i }, words(entry)))));
+        shown.map((entry, i) => v("li", { key: first + i }, words(entry), byMark(entry)))));
     const over = vw?.match_over || st.info.status === "finished";
     patch(bar,
-      v("a.back", { href: "#/" }, "🏠 ", t("table.lobby")),
+      v("a.back", { href: "#/" }, vicon("lobby"), t("table.lobby")),
       v("strong.table-name", `${t(`game.${st.info.game}`)} `, v("bdi", `#${tableId}`)),
       vw && game() === "konkan" ? v("span.round", t("konkan.round_of", { round: vw.round, rounds: vw.options.rounds }), vw.last_round ? v("span.badge.last", t("konkan.last_round")) : null) : null,
       vw && game() === "conquian" ? v("span.round", t("conquian.deal_n", { n: vw.deal })) : null,
       st.seat === null ? v("span.badge.spectator", { id: "spectating" }, t("table.spectator")) : null,
       statusEl,
-      vw ? v("button", { type: "button", id: "open-sheet", onclick: () => { st.sheetOpen = true; drawOverlays(); } }, "📋 ", t("sheet.button")) : null,
+      vw ? v("button", { type: "button", id: "open-sheet", onclick: () => { st.sheetOpen = true; drawOverlays(); } }, vicon("sheet"), t("sheet.button")) : null,
       over ? v("span.badge.over", { id: "match-over" }, t("table.match_over")) : null,
-      over && !st.summary ? v("button", { type: "button", id: "show-results", onclick: () => { st.summary = { matchEnd: st.matchEnd || { winner: vw?.winner ?? null } }; drawOverlays(); } }, "🏆 ", t("end.results")) : null,
+      over && !st.summary ? v("button", { type: "button", id: "show-results", onclick: () => { st.summary = { matchEnd: st.matchEnd || { winner: vw?.winner ?? null } }; drawOverlays(); } }, vicon("results"), t("end.results")) : null,
       v("button", { type: "button", id: "shortcuts", onclick: showShortcuts, "aria-keyshortcuts": "?" }, "⌨ ", t("keys.button")),
       v("button", {
         type: "button", id: "mute", "aria-pressed": muted() ? "true" : "false", "aria-label": t("table.sound"),
         title: t("table.sound"), onclick: () => { setMuted(!muted()); draw(); },
-      }, muted() ? "🔇" : "🔊"),
+      }, vicon(muted() ? "muted" : "sound")),
       vw && !over && st.seat !== null && !st.info.coin_table ? v("button", {
         type: "button", id: "leave-match",
         onclick: () => confirmDialog(t("table.leave_match_confirm"), async () => {
@@ -523,7 +536,7 @@ export function showTable(main, tableId, { onUser }) {
     const count = info.spectator_count ?? info.spectators.length;
     if (!count) return null;
     return v("details.watchers", { id: "spectators", open: st.watchersOpen, ontoggle: (e) => { st.watchersOpen = e.target.open; } },
-      v("summary", "👁 ", t("table.watchers", { n: count })),
+      v("summary", vicon("watchers"), t("table.watchers", { n: count })),
       v("ul.watcher-names", info.spectators.map((name, i) => v("li", { key: `${i}:${name}` }, v("bdi", name))),
         count > info.spectators.length ? v("li.muted", { key: "more" }, "…") : null));
   }

@@ -324,3 +324,20 @@ def test_quick_play_and_the_invite_link(new_page: Any) -> None:
     friend.wait_for_url(f"**/#/t/{table}")
     for seat in (host, friend):
         seat.wait_for_selector("#hand [data-card]")
+
+
+def test_a_page_asking_twice_at_once_makes_one_guest(new_page: Any) -> None:
+    # The lobby and an invite link opened at once both ask for a guest: one is made and
+    # both get it. (Two guests, the second replacing the first after the first had
+    # taken the invite's seat, sent the player back to the lobby.)
+    page = new_page("en")
+    ids = page.evaluate(
+        """async () => {
+            const src = document.querySelector("script[type=module]").src;
+            const { ensureUser, session } = await import(src.replace(/app\\.js$/, "api.js"));
+            session.clear();
+            const users = await Promise.all([ensureUser(), ensureUser(), ensureUser()]);
+            return [...users.map((user) => user.id), session.user.id];
+        }"""
+    )
+    assert len(set(ids)) == 1, ids
