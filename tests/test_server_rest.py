@@ -377,6 +377,13 @@ async def test_a_private_table_is_joined_by_its_invite_code(server: Server) -> N
     assert joined.json()["id"] == table["id"]
     assert joined.json()["invite_code"] == code
     assert joined.json()["seats"][1]["user_id"] is not None
+    # The link opened again leads back to the same seat, for the friend and the owner.
+    for who, seat in ((friend, 1), (owner, 0)):
+        again = await client.post("/api/tables/join", json={"invite_code": code}, headers=who)
+        assert again.status_code == 200, again.text
+        assert again.json()["id"] == table["id"]
+        assert [s["user_id"] is not None for s in again.json()["seats"]] == [True, True, False]
+        assert again.json()["seats"][seat]["user_id"] == joined.json()["seats"][seat]["user_id"]
 
     wrong = await client.post("/api/tables/join", json={"invite_code": "nope"}, headers=stranger)
     assert wrong.status_code == 404 and _code(wrong) == "bad_invite"

@@ -60,7 +60,9 @@ const fourColours = () => localStorage.getItem("sahrat.colours") === "four";
 function applyColours() { document.documentElement.classList.toggle("four-colours", fourColours()); }
 applyColours();
 
+let routed = null;  // the address route() last drew
 function route() {
+  routed = location.hash;
   if (screen) { screen.close(); screen = null; }
   header();
   const main = $("#main");
@@ -101,7 +103,10 @@ if ((!location.hash || location.hash === "#/") && kept && session.token) locatio
 if (/^#\/t\//.test(location.hash)) load("table").catch(() => {});
 else if (/^#\/m\//.test(location.hash)) load("replay").catch(() => {});
 await loadCatalogues();
-window.addEventListener("hashchange", route);
+// An address typed or followed while the page was still starting has its hashchange
+// come after the route() below drew it: drawn once, not twice (an invite link would
+// ask for the seat twice).
+window.addEventListener("hashchange", () => { if (location.hash !== routed) route(); });
 // A language switch redraws in place: a table keeps its socket and local choices.
 onLangChange(() => { header(); if (screen?.rerender) screen.rerender(); else route(); });
 route();

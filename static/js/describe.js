@@ -52,3 +52,14 @@ export function describeAction(a, nameOf) {
     default: return describeEvent({ ...a, seat: a.seat }, nameOf) || `${p.who}: ${a.type}`;
   }
 }
+
+/** A suggested move (the expert's hint for this seat) as what to do, not what was done. */
+export function describeSuggestion(a) {
+  const melds = (a.melds || []).map(cards).join(" | ");
+  const offs = (a.lay_offs || []).map((l) => iso(`#${l.meld}+${cards(l.cards)}`)).join(" ");
+  const rest = [melds, offs].filter(Boolean).join(" ; ");
+  const p = { card: a.card ? iso(label(a.card)) : "", rest, meld: a.meld, cards: cards(a.cards) };
+  const key = a.type === "take_discard" && !rest ? "take_discard_alone" : a.type;
+  const known = ["draw", "take_discard", "take_discard_alone", "lay_down", "swap_joker", "discard", "commit", "end_turn", "claim_redeal"];
+  return t("hint.line", { move: known.includes(key) ? t(`hint.${key}`, p) : a.type });
+}

@@ -9,7 +9,7 @@ import { cardV, konkanMeld, parse, label, sortBySuit } from "./cards.js";
 import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard, isJoker } from "./hand.js";
 import { discardProposals, meldGroups, fittingMelds } from "./melds.js";
 import { fairnessBlock, noteCommitment } from "./fairness.js";
-import { describeAction } from "./describe.js";
+import { describeSuggestion } from "./describe.js";
 
 function uiState(st) {
   const ui = st.ui;
@@ -251,7 +251,7 @@ function controls(ctx, ui, v, myTurn, simple, act) {
   return h("section.controls",
     h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, turnText),
     h("div.row.actions", buttons),
-    myTurn && ctx.st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeAction({ ...ctx.st.hint, seat: ctx.st.seat }, ctx.nameOf)) : null,
+    myTurn && ctx.st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeSuggestion(ctx.st.hint)) : null,
     myTurn && why ? h("p.why", { id: "refused-why" }, why) : null,
     h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
 }

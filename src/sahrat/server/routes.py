@@ -548,17 +548,24 @@ async def create_table(
 async def join_by_invite(
     body: InviteBody, user: CurrentUser, hub: HubDep, request: Request
 ) -> TableInfo:
-    """Take the first free seat at the table with this invite code."""
+    """Take the first free seat at the table with this invite code. A player already
+    seated there gets the table as it is: an invite link opened again (a second tap, a
+    page that sent it twice) leads back to their seat, not to an error."""
     with _table_errors():
         table_id = await hub.by_invite(body.invite_code)
-        info = await hub.call(
-            table_id,
-            "join",
-            user_id=user.id,
-            seat=None,
-            address=_address(request),
-            invite=body.invite_code,
-        )
+        try:
+            info = await hub.call(
+                table_id,
+                "join",
+                user_id=user.id,
+                seat=None,
+                address=_address(request),
+                invite=body.invite_code,
+            )
+        except TableError as error:
+            if error.code != "already_seated":
+                raise
+            info = await hub.call(table_id, "info", viewer=user.id, invite=body.invite_code)
     return _info(info)
 
 
