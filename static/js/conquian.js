@@ -3,11 +3,12 @@
 // new arrangement, so the editor starts from my melds plus the face-up card and
 // lets me move cards between groups and add hand cards.
 // `h` here is dom.js's `v`: these views are patched in place (Preact), not rebuilt.
-import { v as h } from "./view.js";
+import { v as h, vicon } from "./view.js";
 import { t } from "./i18n.js";
 import { cardV, conquianMeldOk, conquianSort, label } from "./cards.js";
 import { noteCommitment } from "./fairness.js";
 import { fairOf } from "./konkan.js";
+import { describeSuggestion } from "./describe.js";
 
 export function renderConquian(ctx) {
   const { st } = ctx;
@@ -66,14 +67,17 @@ function controls(ctx, ui, v, myTurn) {
     line = t("conquian.pick_discard");
     btn("discard", t("konkan.discard"), () => act({ type: "discard", card: ui.selected[0] }), { primary: true, disabled: ui.selected.length !== 1 });
   } else {
-    line = t(v.phase === "forced" ? "conquian.you_are_forced" : "conquian.your_turn");
+    line = t(v.phase === "forced" ? "conquian.you_are_forced" : v.phase === "turned_up" ? "conquian.your_turn_turned_up" : "conquian.your_turn");
     btn("take", t("conquian.take"), () => { ui.editor = startEditor(v); ctx.redraw(); }, { primary: true });
     if (simple.has("refuse")) btn("refuse", t("conquian.refuse"), () => act({ type: "refuse" }));
     if (simple.has("pass")) btn("pass", t("conquian.pass"), () => act({ type: "pass" }));
   }
+  // The expert's suggestion for this seat, at a free table (the server refuses it at a coin table).
+  if (myTurn && !ctx.st.info.coin_table && ctx.askHint) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctx.askHint());
   return h("section.controls",
     h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, line),
     h("div.row.actions", buttons),
+    myTurn && ctx.st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeSuggestion(ctx.st.hint)) : null,
     h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
 }
 

@@ -60,6 +60,7 @@ export function describeSuggestion(a) {
   const rest = [melds, offs].filter(Boolean).join(" ; ");
   const p = { card: a.card ? iso(label(a.card)) : "", rest, meld: a.meld, cards: cards(a.cards) };
   const key = a.type === "take_discard" && !rest ? "take_discard_alone" : a.type;
-  const known = ["draw", "take_discard", "take_discard_alone", "lay_down", "swap_joker", "discard", "commit", "end_turn", "claim_redeal"];
+  const known = ["draw", "take_discard", "take_discard_alone", "lay_down", "swap_joker", "discard", "commit", "end_turn", "claim_redeal",
+    "take", "refuse", "pass", "force", "decline_force"];
   return t("hint.line", { move: known.includes(key) ? t(`hint.${key}`, p) : a.type });
 }

@@ -130,6 +130,26 @@ def conquian_for_two(host: Any, other: Any, options: dict[str, int]) -> int:
     return table
 
 
+def test_a_conquian_player_asks_for_a_suggestion(new_page: Any) -> None:
+    # At a free table the player whose move it is may ask the expert; the suggestion is
+    # a move of the phase the table is in, in words of what to do.
+    host, other = new_page("ar"), new_page("en")
+    conquian_for_two(host, other, {"wins_needed": 1})
+    turn = state(host)["view"]["turn"]
+    mover, waiter = (host, other) if state(host)["seat"] == turn else (other, host)
+    assert waiter.locator("#ask-hint").count() == 0
+    phase = state(mover)["view"]["phase"]
+    mover.click("#ask-hint")
+    mover.wait_for_selector("#hint-line")
+    hint = mover.evaluate("() => window.sahrat.hint")
+    moves = {"choose": {"take", "refuse"}, "turned_up": {"take", "pass"}, "discard": {"discard"}}
+    assert hint["type"] in moves.get(phase, {"force", "decline_force", "take"}), (phase, hint)
+    words = mover.inner_text("#hint-line")
+    lead = "الاقتراح: " if mover is host else "Suggested: "
+    assert words.startswith(lead) and len(words) > len(lead), words
+    screenshot(mover, "conquian-hint-desktop")
+
+
 def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
     host, other = new_page("ar"), new_page("en")
     conquian_for_two(host, other, {"wins_needed": 1})
