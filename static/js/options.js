@@ -65,20 +65,24 @@ export function createForm(onCreate) {
   game.addEventListener("change", drawFields);
   drawFields();
 
+  const create = h("button.primary", { type: "submit", id: "create" }, t("lobby.create_button"));
   return h("form.stack.create", {
     id: "create-table",
-    onsubmit: (event) => {
+    onsubmit: async (event) => {
       event.preventDefault();
+      if (create.disabled) return;
       const options = {};
       for (const f of inputs) {
         const value = f.kind === "bool" ? f.input.checked : f.kind === "number" ? Number(f.input.value) : f.input.value;
         if (value !== f.dflt) options[f.name] = value;
       }
-      onCreate({ game: game.value, options, private: isPrivate.checked });
+      // One table per tap: a second tap (or Enter) while the first is on its way waits.
+      create.disabled = true;
+      try { await onCreate({ game: game.value, options, private: isPrivate.checked }); } finally { create.disabled = false; }
     },
   },
   h("label", t("lobby.game"), game),
   fields,
   h("label.check", isPrivate, t("lobby.private_table")),
-  h("button.primary", { type: "submit", id: "create" }, t("lobby.create_button")));
+  create);
 }

@@ -290,6 +290,15 @@ export function showTable(main, tableId, { onUser }) {
   const onVisible = () => { if (!document.hidden) document.title = t("app.name"); };
   document.addEventListener("visibilitychange", onVisible);
 
+  // A waiting room's button sends its request once: taps while it is on its way do
+  // nothing (a second "start" or "take a seat" would come back as an error).
+  const sending = new Set();
+  const once = (id, run) => async () => {
+    if (sending.has(id)) return;
+    sending.add(id); draw();
+    try { await run(); } finally { sending.delete(id); draw(); }
+  };
+
   function waitingRoom() {
     const info = st.info;
     const seated = st.seat !== null;
@@ -300,25 +309,25 @@ export function showTable(main, tableId, { onUser }) {
       info.invite_code ? inviteLink(info.invite_code) : null,
       v("div.row",
         !seated && free ? v("button.primary", {
-          type: "button", id: "take-seat",
-          onclick: async () => {
+          type: "button", id: "take-seat", disabled: sending.has("take-seat"),
+          onclick: once("take-seat", async () => {
             try { await ensureUser(); await api("POST", `/api/tables/${tableId}/join`, {}); reconnect(); }
             catch (error) { showError(error.detail); }
-          },
+          }),
         }, t("lobby.join")) : null,
         seated && !info.coin_table ? v("button", {
-          type: "button", id: "start-bots",
-          onclick: async () => {
+          type: "button", id: "start-bots", disabled: sending.has("start-bots"),
+          onclick: once("start-bots", async () => {
             try { await api("POST", `/api/tables/${tableId}/start`, { bots: true }); }
             catch (error) { showError(error.detail); }
-          },
+          }),
         }, t("table.start_with_bots")) : null,
         seated ? v("button", {
-          type: "button", id: "leave",
-          onclick: async () => {
+          type: "button", id: "leave", disabled: sending.has("leave"),
+          onclick: once("leave", async () => {
             try { await api("POST", `/api/tables/${tableId}/leave`); location.hash = "#/"; }
             catch (error) { showError(error.detail); }
-          },
+          }),
         }, t("table.leave")) : null,
       ),
       v("p.error-line", { id: "last-error", role: "status" }, st.lastError || ""),

@@ -52,6 +52,34 @@ def create_table(page: Any, game: str, options: dict[str, int]) -> int:
     return int(page.url.rsplit("/", 1)[1])
 
 
+def test_a_double_tap_on_create_makes_one_table(new_page: Any) -> None:
+    page = new_page("en")
+    guest(page)
+    posted: list[str] = []
+
+    def note(request: Any) -> None:
+        if request.method == "POST" and request.url.endswith("/api/tables"):
+            posted.append(request.url)
+
+    page.on("request", note)
+    page.dblclick("#create")
+    page.wait_for_url(re.compile(r"#/t/\d+"))
+    page.wait_for_selector("#waiting")
+    assert len(posted) == 1, posted
+
+
+def test_a_double_tap_on_start_starts_once(new_page: Any) -> None:
+    page = new_page("en")
+    guest(page)
+    refused: list[int] = []
+    page.on("response", lambda r: refused.append(r.status) if r.status >= 400 else None)
+    create_table(page, "konkan", {"players": 2})
+    page.dblclick("#start-bots")
+    page.wait_for_selector("#hand [data-card]")
+    assert refused == []
+    assert page.inner_text("#last-error") == ""
+
+
 def play_until_over(pages: list[Any], budget: float, on_turn: Any = None) -> None:
     """Let each page whose turn it is make the simple player's move by clicking."""
     end = time.monotonic() + budget
