@@ -40,6 +40,15 @@ export function mount(el, ...children) {
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 
+const running = new WeakSet();
+/** `work` made to run once at a time per `key` (a button, a form): a double tap or a
+ * second Enter while the first request is on its way does nothing. */
+export const oneAtATime = (key, work) => async (...args) => {
+  if (running.has(key)) return undefined;
+  running.add(key);
+  try { return await work(...args); } finally { running.delete(key); }
+};
+
 /** A short-lived message at the bottom of the screen (errors, notices). */
 export function toast(text, kind = "info", ms = 4000) {
   const box = document.getElementById("toasts");

@@ -2,7 +2,7 @@
 // face, and a rename), the table list with filters, creating a table with its options,
 // joining by seat or invite code, watching, my match history (place and points, each a
 // link to its replay), and the leaderboard by coins or by wins (hidden on 404).
-import { h, mount, toast } from "./dom.js";
+import { h, mount, toast, oneAtATime } from "./dom.js";
 import { t, errorText, getLang } from "./i18n.js";
 import { api, session, ensureUser, rememberTable, myTables } from "./api.js";
 import { createForm } from "./options.js";
@@ -63,20 +63,23 @@ export function showLobby(main, { onUser }) {
     if (session.token) return null;
     const name = h("input", { name: "name", autocomplete: "username", required: true, minlength: 3, maxlength: 40 });
     const password = h("input", { name: "password", type: "password", autocomplete: "current-password", required: true, minlength: 8 });
-    const submit = (path) => async (event) => {
+    const busy = {};  // logging in and signing up: one request at a time
+    const submit = (path) => (event) => {
       event.preventDefault();
-      try { await signedIn(await api("POST", path, { name: name.value.trim(), password: password.value })); }
-      catch (error) { toast(errorText(error.detail), "error"); }
+      return oneAtATime(busy, async () => {
+        try { await signedIn(await api("POST", path, { name: name.value.trim(), password: password.value })); }
+        catch (error) { toast(errorText(error.detail), "error"); }
+      })();
     };
     return h("section.card-box.welcome",
       h("h2", t("lobby.welcome")),
       h("p", t("lobby.intro")),
       h("button.primary.big", {
         type: "button", id: "guest",
-        onclick: async () => {
+        onclick: oneAtATime(busy, async () => {
           try { await signedIn(await api("POST", "/api/guests")); }
           catch (error) { toast(errorText(error.detail), "error"); }
-        },
+        }),
       }, t("lobby.play_as_guest")),
       h("details.account",
         h("summary", t("lobby.have_account")),
@@ -164,16 +167,16 @@ export function showLobby(main, { onUser }) {
 
   function inviteBox() {
     const code = h("input", { name: "invite", placeholder: t("lobby.invite_code"), "aria-label": t("lobby.invite_code") });
+    const joining = oneAtATime(code, async () => {
+      try {
+        await ensureUser(); onUser();
+        const tb = await api("POST", "/api/tables/join", { invite_code: code.value.trim() });
+        rememberTable(tb.id);
+        location.hash = `#/t/${tb.id}`;
+      } catch (error) { toast(errorText(error.detail), "error"); }
+    });
     return h("form.row", {
-      onsubmit: async (event) => {
-        event.preventDefault();
-        try {
-          await ensureUser(); onUser();
-          const tb = await api("POST", "/api/tables/join", { invite_code: code.value.trim() });
-          rememberTable(tb.id);
-          location.hash = `#/t/${tb.id}`;
-        } catch (error) { toast(errorText(error.detail), "error"); }
-      },
+      onsubmit: (event) => { event.preventDefault(); return joining(); },
     }, code, h("button", { type: "submit" }, t("lobby.join_invite")));
   }
 

@@ -68,6 +68,15 @@ def test_a_double_tap_on_create_makes_one_table(new_page: Any) -> None:
     assert len(posted) == 1, posted
 
 
+def test_a_double_tap_on_play_as_guest_makes_one_guest(new_page: Any) -> None:
+    page = new_page("en")
+    made: list[str] = []
+    page.on("request", lambda r: made.append(r.url) if r.url.endswith("/api/guests") else None)
+    page.dblclick("#guest")
+    page.wait_for_selector("#logout")  # both taps came before the answer to the first
+    assert len(made) == 1, made
+
+
 def test_a_double_tap_on_start_starts_once(new_page: Any) -> None:
     page = new_page("en")
     guest(page)
