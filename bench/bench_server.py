@@ -337,10 +337,8 @@ def _start_servers(
     env["SAHRAT_NEW_ACCOUNTS_PER_MINUTE"] = "1000000"
     # a seat of the load moves as soon as it may, faster than the 20 messages a second
     # a connection may send: the benchmark measures the move's path, not the rate limit
-    for name in ("SAHRAT_MESSAGE_RATE", "SAHRAT_ACCOUNT_RATE"):
-        env[name] = "100000"
-    for name in ("SAHRAT_MESSAGE_BURST", "SAHRAT_ACCOUNT_BURST"):
-        env[name] = "100000"
+    for kind in ("MESSAGE", "ACCOUNT"):
+        env[f"SAHRAT_{kind}_RATE"] = env[f"SAHRAT_{kind}_BURST"] = "100000"
     if scenario.processes > 1:
         env["SAHRAT_REDIS_URL"] = REDIS_URL
         env["SAHRAT_CLUSTER_PREFIX"] = f"bench-{secrets.token_hex(4)}"

@@ -34,11 +34,11 @@ export async function api(method, path, body) {
   return data;
 }
 
-/** Sign in as a fresh guest unless a token is already kept. */
 // Calls made while a guest is being created share it: the lobby and an invite link
 // opened at once must not make two guests, the second one replacing the first after
 // the first had already taken the seat.
 let guestComing = null;
+/** Sign in as a fresh guest unless a token is already kept. */
 export async function ensureUser() {
   if (session.token) return session.user;
   guestComing ||= api("POST", "/api/guests")

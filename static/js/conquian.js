@@ -7,8 +7,7 @@ import { v as h, vicon } from "./view.js";
 import { t } from "./i18n.js";
 import { cardV, conquianMeldOk, conquianSort, label } from "./cards.js";
 import { noteCommitment } from "./fairness.js";
-import { fairOf } from "./konkan.js";
-import { describeSuggestion } from "./describe.js";
+import { fairOf, hintLine } from "./konkan.js";
 
 export function renderConquian(ctx) {
   const { st } = ctx;
@@ -72,12 +71,11 @@ function controls(ctx, ui, v, myTurn) {
     if (simple.has("refuse")) btn("refuse", t("conquian.refuse"), () => act({ type: "refuse" }));
     if (simple.has("pass")) btn("pass", t("conquian.pass"), () => act({ type: "pass" }));
   }
-  // The expert's suggestion for this seat, at a free table (the server refuses it at a coin table).
-  if (myTurn && !ctx.st.info.coin_table && ctx.askHint) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctx.askHint());
+  if (myTurn && ctx.askHint) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctx.askHint());
   return h("section.controls",
     h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, line),
     h("div.row.actions", buttons),
-    myTurn && ctx.st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeSuggestion(ctx.st.hint)) : null,
+    myTurn ? hintLine(ctx.st) : null,
     h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
 }
 

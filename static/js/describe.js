@@ -1,5 +1,5 @@
 // Engine events and record actions in words, for the move log and the replay viewer.
-import { t } from "./i18n.js";
+import { t, has } from "./i18n.js";
 import { label } from "./cards.js";
 
 // Card names are wrapped in a left-to-right isolate so "10♥ J♥ Q♥" reads the same in Arabic.
@@ -38,11 +38,16 @@ export function describeEvent(ev, nameOf) {
 }
 
 /** One line for a recorded action ({seat, type, ...}) in the replay viewer. */
-export function describeAction(a, nameOf) {
-  const p = { who: nameOf(a.seat), card: a.card ? iso(label(a.card)) : "" };
+// A move's melds and lay-offs: "7♥ 8♥ 9♥ | Q♠ Q♥ Q♦ ; #2+5♣".
+function laid(a) {
   const melds = (a.melds || []).map(cards).join(" | ");
   const offs = (a.lay_offs || []).map((l) => iso(`#${l.meld}+${cards(l.cards)}`)).join(" ");
-  const rest = [melds, offs].filter(Boolean).join(" ; ");
+  return [melds, offs].filter(Boolean).join(" ; ");
+}
+
+export function describeAction(a, nameOf) {
+  const p = { who: nameOf(a.seat), card: a.card ? iso(label(a.card)) : "" };
+  const rest = laid(a);
   switch (a.type) {
     case "draw": return t("ev.draw", p);
     case "take_discard": return t("act.take_discard", { ...p, rest });
@@ -55,12 +60,8 @@ export function describeAction(a, nameOf) {
 
 /** A suggested move (the expert's hint for this seat) as what to do, not what was done. */
 export function describeSuggestion(a) {
-  const melds = (a.melds || []).map(cards).join(" | ");
-  const offs = (a.lay_offs || []).map((l) => iso(`#${l.meld}+${cards(l.cards)}`)).join(" ");
-  const rest = [melds, offs].filter(Boolean).join(" ; ");
+  const rest = laid(a);
   const p = { card: a.card ? iso(label(a.card)) : "", rest, meld: a.meld, cards: cards(a.cards) };
-  const key = a.type === "take_discard" && !rest ? "take_discard_alone" : a.type;
-  const known = ["draw", "take_discard", "take_discard_alone", "lay_down", "swap_joker", "discard", "commit", "end_turn", "claim_redeal",
-    "take", "refuse", "pass", "force", "decline_force"];
-  return t("hint.line", { move: known.includes(key) ? t(`hint.${key}`, p) : a.type });
+  const key = `hint.${a.type === "take_discard" && !rest ? "take_discard_alone" : a.type}`;
+  return t("hint.line", { move: has(key) ? t(key, p) : a.type });
 }

@@ -41,12 +41,18 @@ export function mount(el, ...children) {
 export const $ = (sel, root = document) => root.querySelector(sel);
 
 const running = new WeakSet();
-/** `work` made to run once at a time per `key` (a button, a form): a double tap or a
- * second Enter while the first request is on its way does nothing. */
+/** `work` made to run once at a time per `key` (a button, a form, any object): a double
+ * tap or a second Enter while the first request is on its way does nothing. A button
+ * key is disabled meanwhile. */
 export const oneAtATime = (key, work) => async (...args) => {
   if (running.has(key)) return undefined;
   running.add(key);
-  try { return await work(...args); } finally { running.delete(key); }
+  const button = key instanceof HTMLButtonElement ? key : null;
+  if (button) button.disabled = true;
+  try { return await work(...args); } finally {
+    running.delete(key);
+    if (button) button.disabled = false;
+  }
 };
 
 /** A short-lived message at the bottom of the screen (errors, notices). */

@@ -19,15 +19,14 @@ export const ICON_PATHS = {
 };
 
 const SVG = "http://www.w3.org/2000/svg";
+// Hidden from screen readers: the text beside an icon says what it means.
+export const ICON_ATTRS = { class: "icon", viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" };
 
-/** icon("hint") → an <svg class="icon"> element (for dom.js's `h`), hidden from screen
- * readers: the text beside it says what it means. */
+/** icon("hint") → an <svg class="icon"> element (for dom.js's `h`; view.js's `vicon`
+ * makes the same for patched views). */
 export function icon(name) {
   const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("class", "icon");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
+  for (const [key, value] of Object.entries(ICON_ATTRS)) svg.setAttribute(key, value);
   const path = document.createElementNS(SVG, "path");
   path.setAttribute("d", ICON_PATHS[name]);
   svg.append(path);

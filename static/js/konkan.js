@@ -203,6 +203,10 @@ function staging(ctx, ui, v) {
       t("konkan.opening_total_of"), " ", h("bdi", total), " / ", h("bdi", target), " ", total >= target ? "✓" : "✗"));
 }
 
+/** The suggestion the seat asked for, in words of what to do (both games' tables). */
+export const hintLine = (st) =>
+  st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeSuggestion(st.hint)) : null;
+
 function controls(ctx, ui, v, myTurn, simple, act) {
   const selected = ui.selected;
   const onlyHand = selected.filter((c) => c !== v.discard_top || (v.hand || []).includes(c));
@@ -240,8 +244,7 @@ function controls(ctx, ui, v, myTurn, simple, act) {
   if (myTurn && simple.has("commit")) btn("commit", t("konkan.commit"), () => ctx.confirm(t("konkan.commit_confirm"), () => act({ type: "commit" })));
   if (myTurn && simple.has("claim_redeal")) btn("redeal", t("konkan.claim_redeal"), () => act({ type: "claim_redeal" }));
   if (myTurn && simple.has("end_turn")) btn("end-turn", t("konkan.end_turn"), () => act({ type: "end_turn" }));
-  // At a free table the server's bot may suggest a move (never where coins are at stake).
-  if (myTurn && !ctx.st.info.coin_table && ctx.askHint) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctx.askHint());
+  if (myTurn && ctx.askHint) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctx.askHint());
   if (ui.staged.length || ui.offs.length || selected.length) {
     btn("clear", t("konkan.clear"), () => { ui.staged = []; ui.offs = []; ui.selected = []; ctx.redraw(); });
   }
@@ -251,7 +254,7 @@ function controls(ctx, ui, v, myTurn, simple, act) {
   return h("section.controls",
     h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, turnText),
     h("div.row.actions", buttons),
-    myTurn && ctx.st.hint ? h("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeSuggestion(ctx.st.hint)) : null,
+    myTurn ? hintLine(ctx.st) : null,
     myTurn && why ? h("p.why", { id: "refused-why" }, why) : null,
     h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
 }

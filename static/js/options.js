@@ -1,7 +1,7 @@
 // The "create a table" form: every table option of RULES §1.11 (Konkan) and
 // §2.6 (Conquian) with its default. Only options that differ from the default
 // are sent, so the server's defaults stay the single source of truth.
-import { h } from "./dom.js";
+import { h, oneAtATime } from "./dom.js";
 import { t } from "./i18n.js";
 
 const KONKAN = [
@@ -66,20 +66,18 @@ export function createForm(onCreate) {
   drawFields();
 
   const create = h("button.primary", { type: "submit", id: "create" }, t("lobby.create_button"));
+  // One table per tap: a second tap (or Enter) while the first is on its way does nothing.
+  const submit = oneAtATime(create, () => {
+    const options = {};
+    for (const f of inputs) {
+      const value = f.kind === "bool" ? f.input.checked : f.kind === "number" ? Number(f.input.value) : f.input.value;
+      if (value !== f.dflt) options[f.name] = value;
+    }
+    return onCreate({ game: game.value, options, private: isPrivate.checked });
+  });
   return h("form.stack.create", {
     id: "create-table",
-    onsubmit: async (event) => {
-      event.preventDefault();
-      if (create.disabled) return;
-      const options = {};
-      for (const f of inputs) {
-        const value = f.kind === "bool" ? f.input.checked : f.kind === "number" ? Number(f.input.value) : f.input.value;
-        if (value !== f.dflt) options[f.name] = value;
-      }
-      // One table per tap: a second tap (or Enter) while the first is on its way waits.
-      create.disabled = true;
-      try { await onCreate({ game: game.value, options, private: isPrivate.checked }); } finally { create.disabled = false; }
-    },
+    onsubmit: (event) => { event.preventDefault(); return submit(); },
   },
   h("label", t("lobby.game"), game),
   fields,

@@ -3,7 +3,7 @@
 // game-specific middle is drawn by konkan.js or conquian.js. Each part is a view that
 // `patch` (Preact) updates in place: a card, seat or meld keeps its element (and the
 // keyboard focus on it) from one message to the next.
-import { h, mount, toast } from "./dom.js";
+import { h, mount, toast, oneAtATime } from "./dom.js";
 import { v, patch, vicon } from "./view.js";
 import { icon } from "./icons.js";
 import { t, errorText } from "./i18n.js";
@@ -253,9 +253,7 @@ export function showTable(main, tableId, { onUser }) {
     const next = root.querySelector("#break-countdown");
     if (next && st.roundBreak) next.textContent = t(game() === "conquian" ? "summary.next_deal_in" : "summary.next_in", { n: left ?? 0 });
     for (const el of root.querySelectorAll(".timer")) {
-      if (left === null) el.replaceChildren();
-      else if (el.lastChild?.nodeType === Node.TEXT_NODE && el.firstChild?.nodeName === "svg") el.lastChild.data = String(left);
-      else el.replaceChildren(icon("timer"), String(left));
+      el.replaceChildren(...(left === null ? [] : [icon("timer"), String(left)]));
       el.classList.toggle("low", left !== null && left <= 10);
     }
     // The ring around the seat to act empties as its time runs out.
@@ -292,12 +290,7 @@ export function showTable(main, tableId, { onUser }) {
 
   // A waiting room's button sends its request once: taps while it is on its way do
   // nothing (a second "start" or "take a seat" would come back as an error).
-  const sending = new Set();
-  const once = (id, run) => async () => {
-    if (sending.has(id)) return;
-    sending.add(id); draw();
-    try { await run(); } finally { sending.delete(id); draw(); }
-  };
+  const once = (run) => (event) => oneAtATime(event.currentTarget, run)();
 
   function waitingRoom() {
     const info = st.info;
@@ -309,22 +302,22 @@ export function showTable(main, tableId, { onUser }) {
       info.invite_code ? inviteLink(info.invite_code) : null,
       v("div.row",
         !seated && free ? v("button.primary", {
-          type: "button", id: "take-seat", disabled: sending.has("take-seat"),
-          onclick: once("take-seat", async () => {
+          type: "button", id: "take-seat",
+          onclick: once(async () => {
             try { await ensureUser(); await api("POST", `/api/tables/${tableId}/join`, {}); reconnect(); }
             catch (error) { showError(error.detail); }
           }),
         }, t("lobby.join")) : null,
         seated && !info.coin_table ? v("button", {
-          type: "button", id: "start-bots", disabled: sending.has("start-bots"),
-          onclick: once("start-bots", async () => {
+          type: "button", id: "start-bots",
+          onclick: once(async () => {
             try { await api("POST", `/api/tables/${tableId}/start`, { bots: true }); }
             catch (error) { showError(error.detail); }
           }),
         }, t("table.start_with_bots")) : null,
         seated ? v("button", {
-          type: "button", id: "leave", disabled: sending.has("leave"),
-          onclick: once("leave", async () => {
+          type: "button", id: "leave",
+          onclick: once(async () => {
             try { await api("POST", `/api/tables/${tableId}/leave`); location.hash = "#/"; }
             catch (error) { showError(error.detail); }
           }),
@@ -497,7 +490,11 @@ export function showTable(main, tableId, { onUser }) {
 
   function drawAll() {
     const vw = st.view;
-    const ctx = { st, send, nameOf, redraw: draw, showError, confirm: confirmDialog, askHint: () => conn?.sendRaw({ type: "hint" }) };
+    const ctx = {
+      st, send, nameOf, redraw: draw, showError, confirm: confirmDialog,
+      // At a free table the server's bot may suggest a move (never where coins are at stake).
+      askHint: st.info.coin_table ? null : () => conn?.sendRaw({ type: "hint" }),
+    };
     let center;
     if (st.info.status === "waiting" || !vw) center = waitingRoom();
     else center = gameTable(ctx);

@@ -4,7 +4,7 @@
 // same `key`) keeps its focus, its transitions and what was done to it. Only the table's
 // modules import this file: the lobby never loads Preact.
 import { h as vnode, render, Fragment } from "../vendor/preact/preact.module.js";
-import { ICON_PATHS } from "./icons.js";
+import { ICON_ATTRS, ICON_PATHS } from "./icons.js";
 
 /** v("button.primary", {onclick, key, dataset, ref}, "text", child...) → a vnode. */
 export function v(tag, attrs, ...children) {
@@ -36,9 +36,8 @@ function Foreign({ node }) {
   return vnode("span", { class: "foreign", ref: (el) => { if (el && el.firstChild !== node) el.replaceChildren(node); } });
 }
 
-/** vicon("hint") → the vnode of an icon (icons.js), hidden from screen readers. */
-export const vicon = (name) =>
-  vnode("svg", { class: "icon", viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" }, vnode("path", { d: ICON_PATHS[name] }));
+/** vicon("hint") → the vnode of an icon (icons.js). */
+export const vicon = (name) => vnode("svg", ICON_ATTRS, vnode("path", { d: ICON_PATHS[name] }));
 
 /** Draw `children` (vnodes, strings, nodes) into `el`, patching what is there. */
 export function patch(el, ...children) {
