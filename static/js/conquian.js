@@ -8,6 +8,7 @@ import { t } from "./i18n.js";
 import { cardV, conquianMeldOk, conquianSort, label } from "./cards.js";
 import { noteCommitment } from "./fairness.js";
 import { fairOf, hintLine } from "./konkan.js";
+import { subject } from "./describe.js";
 
 export function renderConquian(ctx) {
   const { st } = ctx;
@@ -31,7 +32,7 @@ export function renderConquian(ctx) {
       h("span.pile-label", t("konkan.stock"), " · ", v.stock_count)),
     h("div.pile", { id: "face-up" },
       v.face_up ? cardV(v.face_up) : h("div.card.empty", "—"),
-      h("span.pile-label", v.face_up ? t(`conquian.how_${v.face_up_how}`, { who: ctx.nameOf(v.face_up_from) }) : t("conquian.no_face_up"))),
+      h("span.pile-label", v.face_up ? t(`conquian.how_${v.face_up_how}`, subject(ctx.nameOf, v.face_up_from)) : t("conquian.no_face_up"))),
     h("div.pile", h("div.card.back.dead", h("span.count", v.dead_count)), h("span.pile-label", t("conquian.dead"), " · ", v.dead_count)),
   );
 
@@ -168,7 +169,7 @@ const scores = (list, nameOf) => list.map((p, s) => [s ? " · " : "", `${nameOf(
 
 export function conquianSummary(ev, nameOf) {
   return h("div.summary",
-    h("p.lead", ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", { who: nameOf(ev.winner) })),
+    h("p.lead", ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", subject(nameOf, ev.winner))),
     ev.totals ? h("p", scores(ev.totals, nameOf)) : null,
     fairOf(ev));
 }

@@ -6,10 +6,14 @@ import { label } from "./cards.js";
 const iso = (text) => `\u2066${text}\u2069`;
 const cards = (list) => iso((list || []).map(label).join(" "));
 
+/** The words for a seat that does something: its name, and whether it is the reader's
+ *  own (nameOf.mine, where the page has a seat), so the phrase can say "you" (see t()). */
+export const subject = (nameOf, seat) => ({ who: nameOf(seat), mine: Boolean(nameOf.mine?.(seat)) });
+
 /** One line for an engine event, or null for events not worth a line (e.g. "dealt"). */
 export function describeEvent(ev, nameOf) {
-  const who = ev.seat === null || ev.seat === undefined ? "" : nameOf(ev.seat);
-  const p = { who, card: ev.card ? iso(label(ev.card)) : "", cards: cards(ev.cards || ev.added || ev.laid) };
+  const seated = ev.seat === null || ev.seat === undefined ? { who: "" } : subject(nameOf, ev.seat);
+  const p = { ...seated, card: ev.card ? iso(label(ev.card)) : "", cards: cards(ev.cards || ev.added || ev.laid) };
   switch (ev.type) {
     case "draw": return ev.card ? t("ev.draw_card", p) : t("ev.draw", p);
     case "take_discard": return t("ev.take_discard", p);
@@ -28,11 +32,11 @@ export function describeEvent(ev, nameOf) {
     case "take": return t(ev.forced ? "ev.take_forced" : "ev.take", p);
     case "refuse": return t("ev.refuse", p);
     case "pass": return t("ev.pass", p);
-    case "force_question": return t("ev.force_question", { ...p, who: nameOf(ev.player) });
+    case "force_question": return t("ev.force_question", { ...p, ...subject(nameOf, ev.player) });
     case "force": return t("ev.force", p);
     case "decline_force": return t("ev.decline_force", p);
-    case "deal_end": return ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", { who });
-    case "match_end": return ev.winner === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(ev.winner) });
+    case "deal_end": return ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", seated);
+    case "match_end": return ev.winner === null ? t("ev.match_end") : t("ev.match_won", subject(nameOf, ev.winner));
     default: return null;
   }
 }
@@ -46,7 +50,7 @@ function laid(a) {
 }
 
 export function describeAction(a, nameOf) {
-  const p = { who: nameOf(a.seat), card: a.card ? iso(label(a.card)) : "" };
+  const p = { ...subject(nameOf, a.seat), card: a.card ? iso(label(a.card)) : "" };
   const rest = laid(a);
   switch (a.type) {
     case "draw": return t("ev.draw", p);

@@ -46,9 +46,15 @@ function applyLang() {
   document.title = t("app.name");
 }
 
-/** t("app.name"), t("ev.draw", {who: "x"}) → the phrase with {name} filled in; the key itself if missing. */
+/**
+ * t("app.name"), t("ev.draw", {who: "x"}) → the phrase with {name} filled in; the key itself if missing.
+ * With {mine: true} (the phrase is about the reader's own seat) a language whose verbs
+ * change with the person has a "KEY.mine" phrase: Arabic "أنت: رميت" where another
+ * player's is "سارة: رمى"; a language without one uses KEY.
+ */
 export function t(key, params = {}) {
-  const phrase = catalogues[lang]?.[key] ?? catalogues.en?.[key] ?? key;
+  const own = params.mine && has(`${key}.mine`) ? `${key}.mine` : key;
+  const phrase = catalogues[lang]?.[own] ?? catalogues.en?.[key] ?? key;
   return phrase.replace(/\{(\w+)\}/g, (_, name) => (params[name] ?? `{${name}}`));
 }
 

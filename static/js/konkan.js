@@ -9,7 +9,7 @@ import { cardV, konkanMeld, parse, label, sortBySuit } from "./cards.js";
 import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard, isJoker } from "./hand.js";
 import { discardProposals, meldGroups, fittingMelds } from "./melds.js";
 import { fairnessBlock, noteCommitment } from "./fairness.js";
-import { describeSuggestion } from "./describe.js";
+import { describeSuggestion, subject } from "./describe.js";
 
 function uiState(st) {
   const ui = st.ui;
@@ -325,7 +325,7 @@ export function konkanSummary(ev, v, nameOf) {
   return h("div.summary",
     h("p.lead", ev.winner === null || ev.winner === undefined
       ? t("summary.void")
-      : t(`summary.out_${ev.finish}`, { who: nameOf(ev.winner) })),
+      : t(`summary.out_${ev.finish}`, subject(nameOf, ev.winner))),
     h("table.sheet", h("tbody", (ev.scores || []).map((score, s) => h("tr", { key: s },
       h("th", nameOf(s)),
       h("td", { class: ev.winner === s ? "winner" : "" }, h("bdi.score", score)),

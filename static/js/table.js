@@ -9,7 +9,7 @@ import { icon } from "./icons.js";
 import { t, errorText } from "./i18n.js";
 import { api, session, ensureUser, rememberTable } from "./api.js";
 import { TableConnection } from "./conn.js";
-import { describeEvent } from "./describe.js";
+import { describeEvent, subject } from "./describe.js";
 import { noteEvent } from "./fairness.js";
 // Each game's drawing (konkan.js, conquian.js) is loaded once a table of that game opens.
 const GAMES = { konkan: () => import("./konkan.js"), conquian: () => import("./conquian.js") };
@@ -39,6 +39,7 @@ export function showTable(main, tableId, { onUser }) {
     if (s && s.user_id === null && s.bot) return t("table.bot_name", { n: seat + 1 });
     return s?.name || t("table.seat_n", { n: seat + 1 });
   };
+  nameOf.mine = (seat) => st.seat !== null && seat === st.seat;  // phrases then say "you"
 
   function addLog(events, by) {
     for (const ev of events) {
@@ -436,7 +437,7 @@ export function showTable(main, tableId, { onUser }) {
     const waiting = (st.info?.seats || []).filter((s) => !agreed.has(s.seat)).map((s) => nameOf(s.seat));
     const asked = agreed.has(st.seat) || st.rematchAsked === st.matchEnd;
     return v("div.match-end-box", { key: "match-end" },
-      v("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", { who: nameOf(w) })),
+      v("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", subject(nameOf, w))),
       v("table.sheet.standings", { id: "standings" },
         v("thead", v("tr", v("th", t("end.place")), v("th", t("end.player")), v("th", t("sheet.total")),
           r?.coins !== undefined ? v("th", t("end.coins")) : null)),

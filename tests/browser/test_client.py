@@ -116,8 +116,24 @@ def play_until_over(pages: list[Any], budget: float, on_turn: Any = None) -> Non
             time.sleep(0.05)
 
 
+def _phrases(catalogue: dict[str, str]) -> set[str]:
+    """A catalogue's keys without its "KEY.mine" variants (the phrase about the reader's
+    own seat, where the language's verbs change with the person)."""
+    return {key for key in catalogue if not key.endswith(".mine")}
+
+
 def test_catalogues_match_and_cover_every_key() -> None:
-    assert AR.keys() == EN.keys()
+    assert _phrases(AR) == _phrases(EN)
+    for catalogue in (AR, EN):
+        for key in catalogue.keys() - _phrases(catalogue):
+            base = key.removesuffix(".mine")
+            assert base in catalogue, key  # a variant of a phrase that exists
+            assert set(re.findall(r"\{\w+\}", catalogue[key])) <= set(
+                re.findall(r"\{\w+\}", catalogue[base])
+            ), key  # and filled in from the same words
+    # Arabic conjugates: "you" won, discarded, went out in its own words.
+    assert AR["ev.match_won.mine"] != AR["ev.match_won"]
+    assert AR["summary.out_out.mine"] != AR["summary.out_out"]
     used = set()
     for source in (STATIC / "js").glob("*.js"):
         used |= set(re.findall(r"""\bt\("([a-z_0-9.]+)\"""", source.read_text(encoding="utf-8")))
@@ -211,6 +227,18 @@ def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
         page.wait_for_selector("#replay-link")
     screenshot(host, "match-end-ar-desktop")
     screenshot(other, "match-end-en-desktop")
+    winner = state(host)["view"]["winner"]
+    if winner is not None:  # the winner reads "you won" in its language's grammar
+        for page, catalogue in ((host, AR), (other, EN)):
+            mine = state(page)["seat"] == winner
+            key = (
+                "ev.match_won.mine" if mine and "ev.match_won.mine" in catalogue else "ev.match_won"
+            )
+            before, after = catalogue[key].split("{who}")
+            text = page.inner_text("#match-result")
+            assert text.startswith(before) and text.endswith(after), text
+            name = text.removeprefix(before).removesuffix(after)
+            assert (name == catalogue["table.you"]) == mine, text
     assert axe_violations(host) == [] and axe_violations(other) == []
     host.click("#rematch")
     other.wait_for_selector("#rematch-waiting")  # the other player sees who asked

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from sahrat.rules import konkan
 from sahrat.rules.cards import parse_card, parse_cards
 from sahrat.rules.options import KonkanOptions
 
-from .conftest import DESKTOP, PHONE_390
+from .conftest import DESKTOP, PHONE, PHONE_390
 from .helpers import axe_violations, bot_action, play_konkan, screenshot, seq, state, wait_seq_after
 from .test_client import create_table, guest
 
@@ -341,3 +343,56 @@ def test_a_page_asking_twice_at_once_makes_one_guest(new_page: Any) -> None:
         }"""
     )
     assert len(set(ids)) == 1, ids
+
+
+# Elements drawn past the left or right edge of the window.
+OUTSIDE = """() => [...document.querySelectorAll('body *')].filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.width && (r.left < -1 || r.right > innerWidth + 1);
+  }).map((e) => e.tagName + '.' + e.className).slice(0, 8)"""
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_the_longest_melds_fit_a_small_phone(new_page: Any, lang: str) -> None:
+    # A Konkan run can hold 14 cards (A to K and the ace again, RULES.md §2), a joker's
+    # stand-in is written beside it: on a 360 px phone such a meld wraps inside its own
+    # box instead of pushing the table past the screen's edge.
+    page = new_page(lang, PHONE)
+    page.wait_for_selector("#guest")
+    view = _view(_state_with_discard("2C 4D 6C 8D TC 3S 5H 7C 9S JD KH AS 6H 4H", "QC"))
+    run = [f"{rank}H" for rank in "A23456789TJQK"] + ["JK"]
+    view["melds"] = [
+        {"id": 1, "owner": 0, "kind": "run", "cards": run, "joker_for": ["AH"]},
+        {
+            "id": 2,
+            "owner": 1,
+            "kind": "set",
+            "cards": ["9S", "JK", "9D", "JK'"],
+            "joker_for": ["9C", "9H"],
+        },
+    ]
+    found = page.evaluate(
+        """async (v) => {
+            const k = await import('/js/konkan.js');
+            const screen = Object.assign(document.createElement('div'),
+              { id: 'sandbox', className: 'table-screen' });
+            const box = Object.assign(document.createElement('div'), { className: 'middle' });
+            screen.append(box);
+            document.querySelector('main').replaceChildren(screen);
+            const { patch } = await import('/js/view.js');
+            const st = { seat: 1, view: v, info: { id: 1e9 + 9 }, ui: {},
+              roundBreak: null, lastError: '' };
+            const ctx = { st, nameOf: (s) => `P${s}`, showError() {}, confirm() {},
+              send: async () => ({ ok: true }), redraw: () => patch(box, k.renderKonkan(ctx)) };
+            ctx.redraw();
+            const meld = document.querySelector('[data-meld="1"]');
+            return { cards: meld.querySelectorAll('.card').length,
+              height: meld.getBoundingClientRect().height,
+              card: meld.querySelector('.card').getBoundingClientRect().height };
+        }""",
+        view,
+    )
+    assert found["cards"] == 14
+    assert page.evaluate(OUTSIDE) == []
+    assert found["height"] > 1.5 * found["card"]  # the run wrapped to a second line
+    screenshot(page, f"long-melds-{lang}-360")
