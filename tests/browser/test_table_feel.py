@@ -206,6 +206,25 @@ def _view(state: konkan.KonkanState) -> dict[str, Any]:
     return {**view, "simple_actions": []}
 
 
+# Seat 1's table drawn from view ``v`` alone, in a sandbox that replaces the page's main
+# part, with the table's own drawing code; a command it sends is kept in window.sent.
+DRAW_SEAT_ONE = """async (v) => {
+    const k = await import('/js/konkan.js');
+    const { patch } = await import('/js/view.js');
+    const screen = Object.assign(document.createElement('div'),
+      { id: 'sandbox', className: 'table-screen' });
+    const box = Object.assign(document.createElement('div'), { className: 'middle' });
+    screen.append(box);
+    document.querySelector('main').replaceChildren(screen);
+    window.sent = null;
+    const st = { seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {}, roundBreak: null, lastError: '' };
+    const ctx = { st, nameOf: (s) => `P${s}`, showError() {}, confirm() {},
+      send: async (a) => { window.sent = a; return { ok: false }; },
+      redraw: () => patch(box, k.renderKonkan(ctx)) };
+    ctx.redraw();
+}"""
+
+
 def test_the_discard_is_taken_in_one_gesture(new_page: Any) -> None:
     page = new_page("en")
     page.wait_for_selector("#guest")
@@ -233,26 +252,7 @@ def test_the_discard_is_taken_in_one_gesture(new_page: Any) -> None:
             error = konkan.check_action(game, konkan.action_from_json({**action, "seat": 1}))
             assert error is None, (action, error)
         # In the page: tap the pile, tap the first proposal: one take_discard is sent.
-        sent = page.evaluate(
-            """async (v) => {
-                const k = await import('/js/konkan.js');
-                document.querySelector('#sandbox')?.remove();
-                const screen = Object.assign(document.createElement('div'),
-                  { id: 'sandbox', className: 'table-screen' });
-                const box = Object.assign(document.createElement('div'), { className: 'middle' });
-                screen.append(box);
-                document.querySelector('main').replaceChildren(screen);
-                const { patch } = await import('/js/view.js');
-                window.sent = null;
-                const st = { seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {},
-                  roundBreak: null, lastError: '' };
-                const ctx = { st, nameOf: (s) => `P${s}`, showError() {}, confirm() {},
-                  send: async (a) => { window.sent = a; return { ok: false }; },
-                  redraw: () => patch(box, k.renderKonkan(ctx)) };
-                ctx.redraw();
-            }""",
-            view,
-        )
+        page.evaluate(DRAW_SEAT_ONE, view)
         page.click("#sandbox #discard-pile [data-card]")
         page.wait_for_selector("#discard-proposals")
         if not usable:
@@ -371,26 +371,14 @@ def test_the_longest_melds_fit_a_small_phone(new_page: Any, lang: str) -> None:
             "joker_for": ["9C", "9H"],
         },
     ]
+    page.evaluate(DRAW_SEAT_ONE, view)
     found = page.evaluate(
-        """async (v) => {
-            const k = await import('/js/konkan.js');
-            const screen = Object.assign(document.createElement('div'),
-              { id: 'sandbox', className: 'table-screen' });
-            const box = Object.assign(document.createElement('div'), { className: 'middle' });
-            screen.append(box);
-            document.querySelector('main').replaceChildren(screen);
-            const { patch } = await import('/js/view.js');
-            const st = { seat: 1, view: v, info: { id: 1e9 + 9 }, ui: {},
-              roundBreak: null, lastError: '' };
-            const ctx = { st, nameOf: (s) => `P${s}`, showError() {}, confirm() {},
-              send: async () => ({ ok: true }), redraw: () => patch(box, k.renderKonkan(ctx)) };
-            ctx.redraw();
+        """() => {
             const meld = document.querySelector('[data-meld="1"]');
             return { cards: meld.querySelectorAll('.card').length,
               height: meld.getBoundingClientRect().height,
               card: meld.querySelector('.card').getBoundingClientRect().height };
-        }""",
-        view,
+        }"""
     )
     assert found["cards"] == 14
     assert page.evaluate(OUTSIDE) == []
