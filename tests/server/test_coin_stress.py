@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +42,7 @@ STAKE = 10
 TURN_SECONDS = 0.15  # the turn timer plays a leaver's seat (and a slow player's)
 # Coin matches played at once (make hardening: 33, every kind many times over).
 STRESS_MATCHES = int(os.environ.get("SAHRAT_STRESS_MATCHES", "18"))
-MATCH_SECONDS = 40.0  # no single match may take longer than this
+MATCH_SECONDS = 40.0  # a seat waits at most this long for its next turn or the match's end
 # Replies a seat may get when the timer moved first: anything else is a failure.
 RACED = {"stale", "not_playing", "round_break"}  # a move racing a round's end
 
@@ -347,9 +346,10 @@ def test_many_coin_matches_with_leavers_keep_the_ledger_balanced(
 ) -> None:
     admin = make_admin(database, "stress")
     server = start_server(SAHRAT_TURN_SECONDS_OVERRIDE=str(TURN_SECONDS))
-    started = time.monotonic()
+    # Every match must end: a seat's wait for its next turn (or the end) is bounded by
+    # MATCH_SECONDS without progress; the length of a match, by RULES.md's bounds
+    # (tests/server/test_endless_matches.py). No assertion on the run's speed.
     asyncio.run(_many_matches(server, admin, STRESS_MATCHES))
-    assert time.monotonic() - started < 90
 
 
 # --- (b) races for the last seat and for the last coins ------------------------------
