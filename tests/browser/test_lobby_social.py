@@ -189,8 +189,8 @@ def test_the_leaderboard_by_coins_and_by_wins_in_english(new_page: Any, server: 
 def test_sha256_reads_left_to_right_in_arabic(new_page: Any) -> None:
     """The fairness line's "SHA-256" is a left-to-right isolate inside the Arabic phrase
     (no invisible marks in the catalogue to keep it right): measured on the rendered
-    glyphs, its letters come before its digits, the opening parenthesis sits between
-    the tick and the term, the closing one after the last Arabic word."""
+    glyphs, its letters come before its digits, and it stands where the phrase puts it:
+    left of the tick and of the word before it, right of the word after it."""
     marks = re.compile("[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
     for words in (AR, EN):
         assert not [k for k, v in words.items() if k.startswith("fair.") and marks.search(v)]
@@ -210,23 +210,25 @@ def test_sha256_reads_left_to_right_in_arabic(new_page: Any) -> None:
             for (let i = 0; i < 50 && status.dataset.result === undefined; i++) {
               await new Promise((r) => setTimeout(r, 50));
             }
-            // Every character of the status with where it is drawn, left to right.
+            // Every character of the status (its index in the text) with where it is drawn.
             const drawn = [];
             const walk = document.createTreeWalker(status, NodeFilter.SHOW_TEXT);
+            let at = 0;
             for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-              for (let i = 0; i < n.length; i++) {
+              for (let i = 0; i < n.length; i++, at++) {
                 const r = document.createRange();
                 r.setStart(n, i); r.setEnd(n, i + 1);
                 const box = r.getBoundingClientRect();
-                if (box.width) drawn.push([box.left, n.textContent[i]]);
+                if (box.width) drawn.push([at, box.left, box.right]);
               }
             }
-            drawn.sort((a, b) => a[0] - b[0]);
+            const text = status.textContent;
             return {
               result: status.dataset.result,
-              text: status.textContent,
+              text,
               term: status.querySelector('.term')?.getAttribute('dir'),
-              visual: drawn.map((d) => d[1]).join(''),
+              drawn,
+              visual: [...drawn].sort((a, b) => a[1] - b[1]).map((d) => text[d[0]]).join(''),
             };
         }""",
         [seed, salt, commitment],
@@ -236,12 +238,26 @@ def test_sha256_reads_left_to_right_in_arabic(new_page: Any) -> None:
     assert found["term"] == "ltr"
     visual = found["visual"]  # left to right on the screen
     assert "SHA-256" in visual, visual  # not "256-SHA"
-    # Right to left: the tick, the opening parenthesis (drawn mirrored), the term...
-    assert visual.index("✓") > visual.index("(") > visual.index("SHA-256"), visual
-    # ...and the closing parenthesis to the left of every Arabic word of the phrase.
-    assert visual.index(")") < visual.index("SHA-256"), visual
-    arabic = [i for i, c in enumerate(visual) if "\u0600" <= c <= "\u06ff"]
-    assert visual.index(")") < min(arabic), visual
+    text = found["text"]
+    boxes = {index: (left, right) for index, left, right in found["drawn"]}
+
+    def span(start: int, length: int) -> tuple[float, float]:
+        """Where text[start:start + length] is drawn: its leftmost and rightmost edges."""
+        drawn = [boxes[i] for i in range(start, start + length) if i in boxes]
+        return min(left for left, _ in drawn), max(right for _, right in drawn)
+
+    before, after = AR["fair.verified"].split("{sha}")
+    word_before, word_after = before.split()[-1], after.split()[0]
+    term = span(text.index("SHA-256"), len("SHA-256"))
+    tick = span(text.index("✓"), 1)
+    preceding = span(len(before.rstrip()) - len(word_before), len(word_before))
+    following = span(
+        len(before) + len("SHA-256") + len(after) - len(after.lstrip()), len(word_after)
+    )
+    # Right to left as the phrase is read: the tick, the word before, the term, the word
+    # after (one line: the page is wide).
+    assert tick[0] >= preceding[1] - 1 and preceding[0] >= term[1] - 1, (visual, tick, term)
+    assert term[0] >= following[1] - 1, (visual, term, following)
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
