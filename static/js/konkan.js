@@ -121,7 +121,7 @@ export function renderKonkan(ctx) {
     v.melds.length ? groupByOwner(v.melds, ctx.nameOf, (m) => h("button", {
       key: m.id, type: "button", class: `table-meld${fits.has(m.id) ? " fits" : ""}${changed.has(m.id) ? " changed" : ""}`, dataset: { meld: m.id },
       onclick: () => tapMeld(m),
-      "aria-label": t("konkan.meld_of", { who: ctx.nameOf(m.owner), cards: m.cards.map(label).join(" ") }),
+      "aria-label": t("konkan.meld_of", { ...subject(ctx.nameOf, m.owner), cards: m.cards.map(label).join(" ") }),
     }, m.cards.map((c) => cardV(c, { small: true, tag: "span" })),
     m.joker_for.length ? h("span.joker-for", "★=", m.joker_for.map(label).join("/")) : null))
       : h("p.muted", t("konkan.no_melds")));

@@ -15,7 +15,7 @@ from sahrat.rules.options import KonkanOptions
 
 from .conftest import DESKTOP, PHONE, PHONE_390
 from .helpers import axe_violations, bot_action, play_konkan, screenshot, seq, state, wait_seq_after
-from .test_client import create_table, guest
+from .test_client import AR, EN, create_table, guest
 
 SUITS = "SHDC"
 RANKS = {r: i for i, r in enumerate("A23456789TJQK", start=1)}
@@ -218,7 +218,8 @@ DRAW_SEAT_ONE = """async (v) => {
     document.querySelector('main').replaceChildren(screen);
     window.sent = null;
     const st = { seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {}, roundBreak: null, lastError: '' };
-    const ctx = { st, nameOf: (s) => `P${s}`, showError() {}, confirm() {},
+    const nameOf = Object.assign((s) => (s === 1 ? 'ME' : `P${s}`), { mine: (s) => s === 1 });
+    const ctx = { st, nameOf, showError() {}, confirm() {},
       send: async (a) => { window.sent = a; return { ok: false }; },
       redraw: () => patch(box, k.renderKonkan(ctx)) };
     ctx.redraw();
@@ -381,6 +382,14 @@ def test_the_longest_melds_fit_a_small_phone(new_page: Any, lang: str) -> None:
         }"""
     )
     assert found["cards"] == 14
+    # Each meld is named for a screen reader: the reader's own in the second person.
+    words = AR if lang == "ar" else EN
+    labels = page.evaluate(
+        "() => [1, 2].map((id) => document.querySelector(`[data-meld='${id}']`)"
+        ".getAttribute('aria-label').replace(/[\\u2066-\\u2069]/g, ''))"
+    )
+    assert labels[0].startswith(words["konkan.meld_of"].split("{cards}")[0].replace("{who}", "P0"))
+    assert labels[1].startswith(words["konkan.meld_of.mine"].split("{cards}")[0]), labels
     assert page.evaluate(OUTSIDE) == []
     assert found["height"] > 1.5 * found["card"]  # the run wrapped to a second line
     screenshot(page, f"long-melds-{lang}-360")
