@@ -41,7 +41,6 @@ export function describeEvent(ev, nameOf) {
   }
 }
 
-/** One line for a recorded action ({seat, type, ...}) in the replay viewer. */
 // A move's melds and lay-offs: "7♥ 8♥ 9♥ | Q♠ Q♥ Q♦ ; #2+5♣".
 function laid(a) {
   const melds = (a.melds || []).map(cards).join(" | ");
@@ -49,6 +48,7 @@ function laid(a) {
   return [melds, offs].filter(Boolean).join(" ; ");
 }
 
+/** One line for a recorded action ({seat, type, ...}) in the replay viewer. */
 export function describeAction(a, nameOf) {
   const p = { ...subject(nameOf, a.seat), card: a.card ? iso(label(a.card)) : "" };
   const rest = laid(a);

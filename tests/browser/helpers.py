@@ -124,6 +124,13 @@ def close_summary(page: Any) -> None:
         button.click()
 
 
+# Elements that reach out of the viewport sideways (cut text, a page that scrolls sideways).
+OUTSIDE = """() => [...document.querySelectorAll('body *')].filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.width && (r.left < -1 || r.right > innerWidth + 1) && !e.closest('.sr-only');
+  }).map((e) => e.tagName + '#' + e.id + '.' + e.className).slice(0, 8)"""
+
+
 def screenshot(page: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)

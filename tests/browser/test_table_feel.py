@@ -14,7 +14,16 @@ from sahrat.rules.cards import parse_card, parse_cards
 from sahrat.rules.options import KonkanOptions
 
 from .conftest import DESKTOP, PHONE, PHONE_390
-from .helpers import axe_violations, bot_action, play_konkan, screenshot, seq, state, wait_seq_after
+from .helpers import (
+    OUTSIDE,
+    axe_violations,
+    bot_action,
+    play_konkan,
+    screenshot,
+    seq,
+    state,
+    wait_seq_after,
+)
 from .test_client import AR, EN, create_table, guest
 
 SUITS = "SHDC"
@@ -344,13 +353,6 @@ def test_a_page_asking_twice_at_once_makes_one_guest(new_page: Any) -> None:
         }"""
     )
     assert len(set(ids)) == 1, ids
-
-
-# Elements drawn past the left or right edge of the window.
-OUTSIDE = """() => [...document.querySelectorAll('body *')].filter((e) => {
-    const r = e.getBoundingClientRect();
-    return r.width && (r.left < -1 || r.right > innerWidth + 1);
-  }).map((e) => e.tagName + '.' + e.className).slice(0, 8)"""
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])

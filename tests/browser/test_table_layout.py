@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP, PHONE, PHONE_390
-from .helpers import axe_violations, bot_action, play_conquian, play_konkan, screenshot, state
+from .helpers import (
+    OUTSIDE,
+    axe_violations,
+    bot_action,
+    play_conquian,
+    play_konkan,
+    screenshot,
+    state,
+)
 from .test_client import EN, create_table, guest
 
 CASES = [("ar", PHONE_390, "phone"), ("en", DESKTOP, "desktop")]
@@ -39,13 +47,6 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
         and a["top"] < b["bottom"]
         and b["top"] < a["bottom"]
     )
-
-
-# Elements that reach out of the viewport sideways (cut text, a page that scrolls sideways).
-OUTSIDE = """() => [...document.querySelectorAll('body *')].filter((e) => {
-    const r = e.getBoundingClientRect();
-    return r.width && (r.left < -1 || r.right > innerWidth + 1) && !e.closest('.sr-only');
-  }).map((e) => e.tagName + '#' + e.id + '.' + e.className).slice(0, 8)"""
 
 
 # Where the minus sign and the first digit of every negative number under a selector are
