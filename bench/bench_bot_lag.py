@@ -6,9 +6,11 @@
 Each run starts a local server (``bench/local_server.py``, SQLite, no bot delay:
 ``SAHRAT_BOT_DELAY_SECONDS=0``) once per bot level and opens ``--tables`` free Konkan
 tables of 4 seats with the table option ``bot_level`` at that level: a guest creates
-each table, starts it with bots (three of them) and leaves, so a fourth bot takes the
-guest's seat and every seat is a bot's. A finished table is replaced by a new one, so
-the server plays ``--tables`` matches at once for the whole window. Meanwhile:
+each table, starts it with bots (three of them) and drops its connection, so after the
+grace period (0.1 s here) a fourth bot takes the guest's seat and every seat is a bot's.
+(Leaving instead would abandon the match: a bot game its only person leaves is closed.)
+A finished table is replaced by a new one, so the server plays ``--tables`` matches at
+once for the whole window. Meanwhile:
 
 * from outside, ``GET /healthz`` every 20 ms, one at a time: its round trip
   (p50 / p99 / max) is what any request waits behind the busy loop;
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from websockets.sync.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from local_server import LocalServer
@@ -44,6 +47,7 @@ LEVELS = ("simple", "expert")
 PROBE_SECONDS = 0.02
 ENV = {
     "SAHRAT_BOT_DELAY_SECONDS": "0",
+    "SAHRAT_GRACE_SECONDS": "0.1",
     "SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR": "100000",
     "SAHRAT_NEW_ACCOUNTS_PER_MINUTE": "100000",
     "SAHRAT_LOG_LEVEL": "WARNING",
@@ -86,11 +90,17 @@ def open_table(http: httpx.Client, level: str, serial: int) -> int:
     table_id = int(table.json()["id"])
     started = http.post(f"/api/tables/{table_id}/start", json={"bots": True}, headers=auth)
     started.raise_for_status()
-    left = http.post(f"/api/tables/{table_id}/leave", headers=auth)
-    left.raise_for_status()
-    seats = left.json()["seats"]
-    assert all(seat["bot"] and seat["bot_level"] == level for seat in seats), seats
-    return table_id
+    ticket = http.post(f"/api/tables/{table_id}/ticket", headers=auth).json()["ticket"]
+    socket_url = str(http.base_url).replace("http", "ws", 1).rstrip("/")
+    with connect(f"{socket_url}/ws/tables/{table_id}?ticket={ticket}", max_size=2**23) as ws:
+        ws.recv()  # in, and out again
+    deadline = time.monotonic() + 10
+    while True:
+        seats = http.get(f"/api/tables/{table_id}").json()["seats"]
+        if all(seat["bot"] and seat["bot_level"] == level for seat in seats):
+            return table_id
+        assert time.monotonic() < deadline, seats
+        time.sleep(0.05)
 
 
 def scrape(http: httpx.Client) -> dict[str, float]:

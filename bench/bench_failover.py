@@ -235,6 +235,7 @@ async def main_async(url: str, tries: int, signals: list[str], lease: float) -> 
             "DATABASE_URL": url,
             "SAHRAT_REDIS_URL": REDIS_URL,
             "SAHRAT_CLUSTER_PREFIX": prefix,
+            "SAHRAT_CLUSTER_SECRET": secrets.token_urlsafe(32),
             "SAHRAT_LEASE_SECONDS": str(lease),
         }
     )

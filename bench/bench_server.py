@@ -342,6 +342,7 @@ def _start_servers(
     if scenario.processes > 1:
         env["SAHRAT_REDIS_URL"] = REDIS_URL
         env["SAHRAT_CLUSTER_PREFIX"] = f"bench-{secrets.token_hex(4)}"
+        env["SAHRAT_CLUSTER_SECRET"] = secrets.token_urlsafe(32)
     # SAHRAT_BENCH_SERVE_CMD: another command in place of `sahrat` (a wrapper that
     # instruments the server), given the same arguments
     sahrat = os.environ.get("SAHRAT_BENCH_SERVE_CMD", str(Path(sys.executable).with_name("sahrat")))

@@ -226,13 +226,20 @@ async def test_a_coin_table_takes_the_stakes_into_the_pot(server: Server) -> Non
 async def test_server_defaults_apply_to_new_accounts(server: Server) -> None:
     client, admin = server.client, server.admin
     got = (await client.get("/api/admin/settings", headers=admin)).json()
-    assert got == {"welcome_grant": 1000, "free_table_earnings": 10, "default_turn_seconds": 30}
+    assert got == {
+        "welcome_grant": 1000,
+        "free_table_earnings": 10,
+        "default_turn_seconds": 30,
+        "free_table_earnings_per_day": 200,
+    }
     changed = await client.patch(
         "/api/admin/settings",
-        json={"welcome_grant": 250, "default_turn_seconds": 45},
+        json={"welcome_grant": 250, "default_turn_seconds": 45, "free_table_earnings_per_day": 50},
         headers=admin,
     )
     assert changed.json()["welcome_grant"] == 250
+    assert changed.json()["free_table_earnings_per_day"] == 50
+    assert server.app.state.hub.defaults.free_table_earnings_per_day == 50  # what tables read
     bad = await client.patch("/api/admin/settings", json={"balance": 5}, headers=admin)
     assert bad.status_code == 422
     auth, _ = await server.guest()

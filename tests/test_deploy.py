@@ -113,6 +113,25 @@ def test_nothing_starts_without_a_database_password() -> None:
             assert f":{password}@postgres:5432/" in url, name
 
 
+SECRET_USE = re.compile(r"\$\{SAHRAT_CLUSTER_SECRET([^}]*)\}")
+
+
+def test_the_apps_sign_their_messages_with_a_secret_that_has_no_default() -> None:
+    text = COMPOSE.read_text()
+    uses = SECRET_USE.findall(text)
+    assert len(uses) == 1, uses  # in the anchor both apps share: one secret for both
+    assert uses[0].startswith(":?") and uses[0][2:].strip(), "a fallback, or no refusal"
+    assert "$SAHRAT_CLUSTER_SECRET" not in text
+    services = _compose()["services"]
+    apps = [s for name, s in services.items() if name.startswith("app")]
+    secrets = {app["environment"]["SAHRAT_CLUSTER_SECRET"] for app in apps}
+    assert len(secrets) == 1 and SECRET_USE.fullmatch(next(iter(secrets)))
+    for name, service in services.items():  # the secret goes only where Redis is used
+        environment = service.get("environment", {})
+        uses_redis = "SAHRAT_REDIS_URL" in environment
+        assert ("SAHRAT_CLUSTER_SECRET" in environment) == uses_redis, name
+
+
 # -- health checks and start order --------------------------------------------------
 
 
@@ -207,7 +226,11 @@ def test_compose_config_accepts_the_file(tmp_path: Path) -> None:
     command = _compose_command()
     if command is None:
         return  # no compose tool here: the schema above is the check
-    env = {key: value for key, value in os.environ.items() if key != "POSTGRES_PASSWORD"}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("POSTGRES_PASSWORD", "SAHRAT_CLUSTER_SECRET")
+    }
     no_env_file = tmp_path / "empty.env"  # not a .env that may lie beside the file
     no_env_file.write_text("")
     config = [*command, "--env-file", str(no_env_file), "-f", str(COMPOSE), "config", "--quiet"]
@@ -221,6 +244,16 @@ def test_compose_config_accepts_the_file(tmp_path: Path) -> None:
         check=False,
         cwd=REPO,
         env={**env, "POSTGRES_PASSWORD": "test-only"},
+    )
+    assert result.returncode != 0, "compose started without SAHRAT_CLUSTER_SECRET"
+    assert "SAHRAT_CLUSTER_SECRET" in result.stderr
+    result = subprocess.run(
+        config,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
+        env={**env, "POSTGRES_PASSWORD": "test-only", "SAHRAT_CLUSTER_SECRET": "x" * 43},
     )
     assert result.returncode == 0, result.stderr
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +200,62 @@ async def test_concurrent_replays_of_one_key_pay_once(engine: AsyncEngine) -> No
     async with sessions() as session:
         assert await ledger.balance(session, user_account(a)) == 25
     await _invariant(sessions)
+
+
+def _earning(user_id: int, key: str, amount: int = 10, cap: int = 25) -> Movement:
+    return Movement(key, HOUSE, user_account(user_id), amount, "earnings", daily_cap=cap)
+
+
+async def test_capped_earnings_pay_the_rest_up_to_the_cap(engine: AsyncEngine) -> None:
+    """Free-table earnings of 10 with a daily cap of 25: 10, 10, then the 5 left, then
+    nothing; another account has its own cap; earnings older than 24 hours no longer
+    count against it, and other reasons never did."""
+    sessions = make_sessions(engine)
+    a, b = await _users(sessions, 2)
+    async with sessions() as session, session.begin():
+        await ledger.grant(session, a, 1000, "welcome:a", "welcome")  # not earnings
+    paid = []
+    for match in range(4):
+        async with sessions() as session, session.begin():
+            before = await ledger.balance(session, user_account(a))
+            await ledger.post(session, _earning(a, f"earn:a:{match}"))
+            paid.append(await ledger.balance(session, user_account(a)) - before)
+    assert paid == [10, 10, 5, 0]
+    async with sessions() as session, session.begin():
+        assert await ledger.post(session, _earning(b, "earn:b:0"))
+        assert await ledger.balance(session, user_account(b)) == 10
+        # A day later: the first two earnings are out of the window.
+        await session.execute(
+            text(
+                "UPDATE ledger_entries SET created_at = :then "
+                "WHERE idempotency_key IN ('earn:a:0', 'earn:a:1')"
+            ),
+            {"then": datetime.now(UTC) - timedelta(hours=25)},
+        )
+    async with sessions() as session, session.begin():
+        assert await ledger.post(session, _earning(a, "earn:a:4"))
+        assert await ledger.balance(session, user_account(a)) == 1000 + 25 + 10
+    report = await _invariant(sessions)
+    assert report.granted == 1000 + 35 + 10
+
+
+async def test_concurrent_capped_earnings_never_pass_the_cap(engine: AsyncEngine) -> None:
+    """Many matches of one account finish at once, each in its own transaction: the
+    account is paid its cap, not a coin more (the balance rows are locked before the
+    day's earnings are summed)."""
+    sessions = make_sessions(engine)
+    (a,) = await _users(sessions, 1)
+
+    async def earn(index: int) -> bool:
+        async with sessions() as session, session.begin():
+            return await ledger.post(session, _earning(a, f"earn:{index}", cap=55))
+
+    results = await asyncio.gather(*(earn(i) for i in range(20)))
+    assert results.count(True) == 6, results  # 5 times 10, then the 5 left
+    async with sessions() as session:
+        assert await ledger.balance(session, user_account(a)) == 55
+    report = await _invariant(sessions)
+    assert report.granted == 55
 
 
 async def test_payout_shares() -> None:

@@ -7,6 +7,7 @@ loads the tables), so these tests also cover start-up and a restart.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -84,11 +85,11 @@ async def test_readyz_is_503_until_the_app_has_started(tmp_path: Path) -> None:
         assert (await client.get("/healthz")).json() == {"ok": True}
         response = await client.get("/readyz")
         assert response.status_code == 503
-        assert response.json() == {"ready": False}
+        assert response.json() == {"ready": False, "pid": os.getpid()}
         async with app.router.lifespan_context(app):
             response = await client.get("/readyz")
             assert response.status_code == 200
-            assert response.json() == {"ready": True}
+            assert response.json() == {"ready": True, "pid": os.getpid()}
             assert (await client.get("/healthz")).status_code == 200
         assert (await client.get("/readyz")).status_code == 503
 

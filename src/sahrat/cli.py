@@ -130,10 +130,20 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from sahrat.server.app import GracefulServer, uvicorn_config
+    from pydantic import ValidationError
+
     from sahrat.settings import get_settings
 
-    settings = get_settings()
+    try:  # before the server's modules load: a bad setting is told at once
+        settings = get_settings()
+    except ValidationError as error:  # one line per bad setting, not a traceback
+        for problem in error.errors():
+            where = "".join(f"{part}: " for part in problem["loc"])
+            message = str(problem["msg"]).removeprefix("Value error, ")
+            print(f"sahrat: cannot start: {where}{message}", file=sys.stderr)
+        return 2
+    from sahrat.server.app import GracefulServer, uvicorn_config
+
     host = args.host or settings.host
     port = args.port or settings.port
     print(f"Sahrat: open http://{host}:{port}/ in a browser to play", flush=True)
@@ -212,36 +222,62 @@ async def create_admin(database_url: str, name: str) -> str:
     import secrets
 
     from sqlalchemy import select
+    from sqlalchemy.exc import IntegrityError
 
+    from sahrat.names import name_key
     from sahrat.server.auth import hash_password
     from sahrat.server.migrate import migrate
     from sahrat.store.db import make_engine, make_sessions
     from sahrat.store.models import User
 
+    name = admin_name(name)
+    key = name_key(name)
+    taken = f"the name {name!r} is taken"
     await migrate(database_url)
     engine = make_engine(database_url)
     password = secrets.token_urlsafe(18)
     try:
         async with make_sessions(engine)() as session, session.begin():
-            if await session.scalar(select(User.id).where(User.name == name)) is not None:
-                raise ValueError(f"the name {name!r} is taken")
+            if await session.scalar(select(User.id).where(User.name_key == key)) is not None:
+                raise ValueError(taken)  # in any case, form or look-alike, as at sign-up
             session.add(
-                User(name=name, password_hash=hash_password(password), guest=False, is_admin=True)
+                User(
+                    name=name,
+                    name_key=key,
+                    password_hash=hash_password(password),
+                    guest=False,
+                    is_admin=True,
+                )
             )
+    except IntegrityError as error:  # a sign-up took it meanwhile
+        raise ValueError(taken) from error
     finally:
         await engine.dispose()
     return password
 
 
+def admin_name(name: str) -> str:
+    """The name as the server takes it at sign-up (NFKC), or ValueError saying why it
+    is refused: the same rules as ``POST /api/users``."""
+    from sahrat.names import script_problem
+    from sahrat.server.auth import check_name
+
+    name = check_name(name)
+    problem = script_problem(name)
+    if problem is not None:
+        raise ValueError(problem)
+    return name
+
+
 def _admin(args: argparse.Namespace) -> int:
     import asyncio
-    import re
 
-    from sahrat.server.routes import NAME_PATTERN
     from sahrat.settings import get_settings
 
-    if not re.fullmatch(NAME_PATTERN, args.name):
-        print("a name is 3 to 40 letters, digits, '_' or '-'", file=sys.stderr)
+    try:
+        admin_name(args.name)
+    except ValueError as error:
+        print(error, file=sys.stderr)
         return 2
     try:
         password = asyncio.run(create_admin(get_settings().database_url, args.name))

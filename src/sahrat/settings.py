@@ -10,10 +10,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DATA_DIR = Path("data")
+MIN_CLUSTER_SECRET_BYTES = 32  # the HMAC key of the cluster's messages, as long as its MAC
 
 
 class Settings(BaseSettings):
@@ -42,7 +43,36 @@ class Settings(BaseSettings):
     free_table_earnings: int = Field(
         default=10,
         alias="SAHRAT_FREE_TABLE_EARNINGS",
-        description="coins each player who finishes a match at a free table earns",
+        description="coins each player earns for a counted match at a free table "
+        "(docs/economy.md; an admin may change it: server_settings)",
+    )
+    free_table_earnings_per_day: int = Field(
+        default=200,
+        ge=0,
+        alias="SAHRAT_FREE_TABLE_EARNINGS_PER_DAY",
+        description="the most free-table earnings one account is paid in any 24 hours "
+        "(a match that would pass it pays the rest up to it; an admin may change it)",
+    )
+    counted_min_rounds: int = Field(
+        default=3,
+        ge=0,
+        alias="SAHRAT_COUNTED_MIN_ROUNDS",
+        description="Konkan rounds ended by a player going out (void rounds not) that a "
+        "match needs to count for earnings, coin-table qualification and standings",
+    )
+    counted_min_deals: int = Field(
+        default=3,
+        ge=0,
+        alias="SAHRAT_COUNTED_MIN_DEALS",
+        description="Conquian deals won by someone (drawn deals not) that a match needs "
+        "to count for earnings, coin-table qualification and standings",
+    )
+    counted_min_turns: int = Field(
+        default=10,
+        ge=0,
+        alias="SAHRAT_COUNTED_MIN_TURNS",
+        description="turns with a move of the player's own that a seat needs in a match "
+        "for the match to count for that player",
     )
     bot_delay_seconds: float = Field(
         default=0.8, alias="SAHRAT_BOT_DELAY_SECONDS", description="a bot's pause before moving"
@@ -59,6 +89,14 @@ class Settings(BaseSettings):
         description="turns in a row the timer may play for a seat before the seat is "
         "forfeited like a player who left (a bot plays it at a free table, the timer at a "
         "coin table; its player may come back); 0: never",
+    )
+    left_seat_turn_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        alias="SAHRAT_LEFT_SEAT_TURN_SECONDS",
+        description="the turn time of a seat whose player left the match (left, was "
+        "suspended or forfeited the seat) and that the turn timer plays (a coin table's): "
+        "the others do not wait the table's turn time for someone who is gone",
     )
     bot_level: Literal["simple", "strong", "expert"] = Field(
         default="expert",
@@ -88,6 +126,12 @@ class Settings(BaseSettings):
         alias="SAHRAT_LEASE_SECONDS",
         description="a table's lease: another process takes over a dead one's tables "
         "within about this long (plus a third of it)",
+    )
+    cluster_secret: SecretStr | None = Field(
+        default=None,
+        alias="SAHRAT_CLUSTER_SECRET",
+        description="the key (at least 32 bytes, the same on every process) that signs the "
+        "messages between the processes: required with SAHRAT_REDIS_URL",
     )
     log_format: Literal["text", "json"] = Field(
         default="text",
@@ -226,6 +270,13 @@ class Settings(BaseSettings):
         description="waiting or playing tables one account may have created (admins' "
         "tables do not count); one more is refused with 409 too_many_tables",
     )
+    seat_changes_per_minute: int = Field(
+        default=20,
+        gt=0,
+        alias="SAHRAT_SEAT_CHANGES_PER_MINUTE",
+        description="seats one account may take, give up or start with bots over REST in a "
+        "minute (join, leave, start); more are answered 429 too_many_seat_changes",
+    )
     waiting_table_seconds: float = Field(
         default=600.0,
         gt=0,
@@ -249,15 +300,16 @@ class Settings(BaseSettings):
         default=3,
         ge=0,
         alias="SAHRAT_COIN_TABLE_MIN_MATCHES",
-        description="finished matches, each with at least one move of the player's own, an "
-        "account needs before it may sit at a coin table",
+        description="counted matches (docs/economy.md) an account needs before it may sit "
+        "at a coin table",
     )
     new_accounts_per_address_hour: int = Field(
         default=10,
         gt=0,
         alias="SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR",
         description="accounts (guests and sign-ups) one network address may create in an "
-        "hour (an IPv6 /64 counts as one address); more are answered 429",
+        "hour (an IPv6 network of SAHRAT_IPV6_NETWORK_PREFIX counts as one address); more "
+        "are answered 429",
     )
     new_accounts_per_minute: int = Field(
         default=60,
@@ -271,17 +323,45 @@ class Settings(BaseSettings):
         alias="SAHRAT_LOGINS_PER_ADDRESS_MINUTE",
         description="password logins one network address may try in a minute",
     )
+    logins_per_address_name_hour: int = Field(
+        default=10,
+        gt=0,
+        alias="SAHRAT_LOGINS_PER_ADDRESS_NAME_HOUR",
+        description="password logins to one account name that one network address may try "
+        "in an hour",
+    )
     logins_per_name_hour: int = Field(
         default=20,
         gt=0,
         alias="SAHRAT_LOGINS_PER_NAME_HOUR",
-        description="password logins to one account name that may be tried in an hour",
+        description="password logins to one account name that networks which never signed "
+        "in to it may try in an hour, all together (an admin's account, and a network that "
+        "signed in to the account before, skip this limit)",
     )
     logins_per_minute: int = Field(
         default=600,
         gt=0,
         alias="SAHRAT_LOGINS_PER_MINUTE",
-        description="password logins one server process tries in a minute, from everywhere",
+        description="password logins one server process tries in a minute, from everywhere "
+        "(as for the name's limit, not counting the logins that skip it)",
+    )
+    network_share_percent: int = Field(
+        default=10,
+        ge=1,
+        le=100,
+        alias="SAHRAT_NETWORK_SHARE_PERCENT",
+        description="the part of a server-wide limit (SAHRAT_NEW_ACCOUNTS_PER_MINUTE, "
+        "SAHRAT_LOGINS_PER_MINUTE) one network address may use in a minute, so that no one "
+        "network empties it for everybody",
+    )
+    ipv6_network_prefix: int = Field(
+        default=56,
+        ge=32,
+        le=64,
+        alias="SAHRAT_IPV6_NETWORK_PREFIX",
+        description="IPv6 addresses count as one network address per this many leading bits "
+        "(56: what an ISP gives one residential customer, RIPE-690) for the limits of "
+        "sign-ups and logins and for one account per address at a coin table",
     )
     hash_threads: int = Field(
         default=2,
@@ -309,6 +389,22 @@ class Settings(BaseSettings):
         alias="SAHRAT_TURN_SECONDS_OVERRIDE",
         description="tests only: replace every table's turn limit by this many seconds",
     )
+
+    @model_validator(mode="after")
+    def _a_cluster_has_a_secret(self) -> Settings:
+        """A cluster's processes take only messages signed with the shared secret
+        (server/cluster_auth.py): without one, anyone who can write to Redis could
+        play as any player, so a process does not start in a cluster without it."""
+        if self.redis_url:
+            secret = self.cluster_secret.get_secret_value() if self.cluster_secret else ""
+            if len(secret.encode()) < MIN_CLUSTER_SECRET_BYTES:
+                raise ValueError(
+                    f"SAHRAT_CLUSTER_SECRET must be set to at least {MIN_CLUSTER_SECRET_BYTES} "
+                    f"bytes (it is {len(secret.encode())}) when SAHRAT_REDIS_URL is set: every "
+                    "process of the cluster signs its messages with it. Make one with: "
+                    'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+                )
+        return self
 
 
 @lru_cache(maxsize=1)

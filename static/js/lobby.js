@@ -189,7 +189,16 @@ export function showLobby(main, { onUser }) {
   const seatName = (m, seat) => m.names?.[seat] ?? (m.players[seat] === null
     ? t("table.bot_name", { n: seat + 1 }) : t("table.seat_n", { n: seat + 1 }));
 
-  /** One finished match: won/lost · 2nd of 4 · 312 pts, the game, the date and the others. */
+  /** Whether a match of mine counted (earned coins, counts for coin tables and the
+   * leaderboard: docs/economy.md); nothing when the server did not say (a table's list). */
+  function countedFlag(m) {
+    if (typeof m.counted !== "boolean") return null;
+    return h(`span.counted.${m.counted ? "yes" : "no"}`, { title: t("history.counted_note") },
+      t(m.counted ? "history.counted" : "history.not_counted"));
+  }
+
+  /** One finished match: won/lost · 2nd of 4 · 312 pts, the game, the date, whether it
+   * counted, and the others. */
   function historyRow(m, me) {
     const mySeat = m.seat ?? m.players.indexOf(me);
     const won = m.won ?? (m.winner_seat !== null && m.winner_seat === mySeat);
@@ -200,12 +209,14 @@ export function showLobby(main, { onUser }) {
       parts.push(phrase(m.game === "conquian" ? "history.deals_won" : "history.points", { n: m.total }));
     }
     const others = m.players.map((_, seat) => seat).filter((seat) => seat !== mySeat);
+    const counted = countedFlag(m);
     return h("li.match-row", { dataset: { match: m.id } },
       h("a.match-link", { href: `#/m/${m.id}` },
         h(`span.result.${result}`, t(`history.${result}`)),
         h("span.match-main",
           h("span.match-score", parts.map((part, i) => [i ? " · " : "", h("span", part)])),
-          h("span.match-meta", t(`game.${m.game}`), " · ", h("bdi", dateText(m.finished_at)))),
+          h("span.match-meta", t(`game.${m.game}`), " · ", h("bdi", dateText(m.finished_at)),
+            counted ? [" · ", counted] : null)),
         h("span.match-others", { title: others.map((seat) => seatName(m, seat)).join(", ") },
           others.map((seat) => h("span.other",
             avatar(seatName(m, seat), 22),
@@ -254,7 +265,8 @@ export function showLobby(main, { onUser }) {
           loadCoins();
         } catch (error) {
           const code = error.detail?.code;
-          const text = error.status === 422 ? t("me.name_rules")
+          const text = code === "name_mixes_scripts" ? t("err.name_mixes_scripts")
+            : error.status === 422 ? t("me.name_rules")
             : code === "name_taken" ? t("err.name_taken")
               : code === "too_many_renames" ? t("err.too_many_renames") : errorText(error.detail);
           toast(text, "error");

@@ -525,15 +525,20 @@ export function showTable(main, tableId, { onUser }) {
       }, vicon(muted() ? "muted" : "sound")),
       vw && !over && st.seat !== null && !st.info.coin_table ? v("button", {
         type: "button", id: "leave-match",
-        onclick: () => confirmDialog(t("table.leave_match_confirm"), async () => {
+        onclick: () => confirmDialog(t(aloneWithBots() ? "table.leave_bot_game_confirm" : "table.leave_match_confirm"), async () => {
           try { await api("POST", `/api/tables/${tableId}/leave`); location.hash = "#/"; }
           catch (error) { showError(error.detail); }
         }),
-      }, t("table.leave_match")) : null,
+      }, t(aloneWithBots() ? "table.leave_bot_game" : "table.leave_match")) : null,
     );
     drawStatus();
     drawOverlays();
     signal();
+  }
+
+  // Only bots play with me: leaving ends the match, for nobody (docs/protocol.md).
+  function aloneWithBots() {
+    return st.info.seats.every((s) => s.seat === st.seat || s.user_id === null || s.left);
   }
 
   // Who is watching (TableInfo.spectators, when the server sends it): a count, names on demand.

@@ -78,6 +78,8 @@ def test_my_face_my_name_and_my_past_matches_in_arabic(new_page: Any, server: An
     text = row.inner_text()
     for part in expected_row(match, user["id"], AR):
         assert part in text, (part, text)
+    # Bots played the guest's seat: the match did not count, and the row says so.
+    assert row.locator(".counted.no").inner_text() == AR["history.not_counted"]
     assert AR["game.konkan"] in text
     # Faces: the bot's beside the row, mine in my card; decorative (the name is written).
     assert row.locator(".face svg").count() == 1
@@ -114,10 +116,15 @@ def test_my_face_my_name_and_my_past_matches_in_arabic(new_page: Any, server: An
         other = f"Taken{secrets.token_hex(3)}"
         made = http.post("/api/users", json={"name": other, "password": "long enough"})
         assert made.status_code == 201, made.text
-    # A taken name (in another case) and a name with a bidi control: refused, in Arabic.
+    # A taken name (in another case), a name with a bidi control and one that mixes
+    # alphabets in a word (an Arabic-Indic five for an o): refused, in Arabic.
     if not page.is_visible("#rename-input"):  # the card was drawn again, closed
         page.click("#rename summary")
-    refusals = ((other.upper(), AR["err.name_taken"]), ("\u202eabc", AR["me.name_rules"]))
+    refusals = (
+        (other.upper(), AR["err.name_taken"]),
+        ("\u202eabc", AR["me.name_rules"]),
+        ("b\u0665ss", AR["err.name_mixes_scripts"]),
+    )
     for refused, says in refusals:
         page.fill("#rename-input", refused)
         page.click("#rename-save")
@@ -180,6 +187,8 @@ def test_the_leaderboard_by_coins_and_by_wins_in_english(new_page: Any, server: 
     row = page.locator(f'#history .match-row[data-match="{match["id"]}"]')
     for part in expected_row(match, user["id"], EN):
         assert part.casefold() in row.inner_text().casefold()  # "Lost": a capital by CSS
+    # It played the match itself, in its seat, against bots: the match counted.
+    assert row.locator(".counted.yes").inner_text() == EN["history.counted"]
     page.locator("#coins").scroll_into_view_if_needed()
     screenshot(page, "lobby-board-en-1280")
     assert axe_violations(page) == []

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from .conftest import DESKTOP
-from .helpers import REPO, Server, free_port, sahrat_bin, state
+from .helpers import REPO, Server, answers_ready, free_port, sahrat_bin, state
 
 pytestmark = pytest.mark.browser
 
@@ -144,9 +144,8 @@ def own_static(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     try:
         deadline = time.monotonic() + 30
         while True:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(url + "/readyz", timeout=1).status_code == 200:
-                    break
+            if answers_ready(url, proc):
+                break
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError((tmp_path / "server.log").read_text())
             time.sleep(0.1)

@@ -65,7 +65,9 @@ def wait_finished(http: httpx.Client, table_id: int, budget: float = 120) -> dic
 
 def bots_match(url: str, table: dict[str, Any], token: str | None = None) -> dict[str, Any]:
     """A match the bots play to its end: a player (a new guest unless ``token``) opens
-    the table, starts it with bots and leaves, and a bot plays the seat."""
+    the table, starts it with bots and drops its connection, and after the grace period
+    a bot plays the seat. (Leaving instead would abandon the match: a bot game its only
+    person leaves is closed.)"""
     with httpx.Client(base_url=url, timeout=10) as http:
         if token is None:
             token = http.post("/api/guests").json()["token"]
@@ -76,8 +78,19 @@ def bots_match(url: str, table: dict[str, Any], token: str | None = None) -> dic
             f"/api/tables/{table_id}/start", json={"level": "simple"}, headers=auth(token)
         )
         assert started.status_code == 200, started.text
-        assert http.post(f"/api/tables/{table_id}/leave", headers=auth(token)).is_success
+        # In a thread of its own: Playwright's loop runs in this one.
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, _drop_in(url, token, table_id)).result(30)
         return wait_finished(http, table_id)
+
+
+async def _drop_in(url: str, token: str, table_id: int) -> None:
+    """Open the table's WebSocket, read its greeting, and drop the connection."""
+    async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+        ticket = (await http.post(f"/api/tables/{table_id}/ticket", headers=auth(token))).json()
+    ws_url = url.replace("http", "ws", 1) + f"/ws/tables/{table_id}?ticket={ticket['ticket']}"
+    async with websockets.connect(ws_url, max_size=2**22) as socket:
+        await socket.recv()
 
 
 async def _play_seat(url: str, token: str, table_id: int, game: str) -> None:

@@ -53,6 +53,7 @@ def start_node(
 ) -> Iterator[Callable[..., ServerProcess]]:
     """``start_node(**env)``: one more ready server process of this test's cluster."""
     prefix = f"test-{secrets.token_hex(4)}"
+    secret = secrets.token_urlsafe(32)  # the cluster's shared key: every process has it
     started: list[ServerProcess] = []
 
     def start(**env: str) -> ServerProcess:
@@ -61,6 +62,7 @@ def start_node(
         settings = {
             "SAHRAT_REDIS_URL": redis_url,
             "SAHRAT_CLUSTER_PREFIX": prefix,
+            "SAHRAT_CLUSTER_SECRET": secret,
             "SAHRAT_BOT_DELAY_SECONDS": "0.02",
             **env,
         }

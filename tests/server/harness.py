@@ -75,10 +75,13 @@ MACHINE_SPEED = {
     "SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR": "1000000",
     "SAHRAT_NEW_ACCOUNTS_PER_MINUTE": "1000000",
     "SAHRAT_LOGINS_PER_ADDRESS_MINUTE": "1000000",
+    "SAHRAT_LOGINS_PER_ADDRESS_NAME_HOUR": "1000000",
     "SAHRAT_LOGINS_PER_NAME_HOUR": "1000000",
     "SAHRAT_LOGINS_PER_MINUTE": "1000000",
     "SAHRAT_GUESTS_AT_COIN_TABLES": "true",
     "SAHRAT_COIN_TABLE_MIN_MATCHES": "0",
+    # ...and take and give up seats over REST as often as a test needs
+    "SAHRAT_SEAT_CHANGES_PER_MINUTE": "1000000",
 }
 
 
@@ -157,10 +160,13 @@ class ServerProcess:
                 return f"exited with {self.proc.returncode}; log:\n{self.log_tail()}"
             try:
                 response = httpx.get(f"{self.base_url}/readyz", timeout=1.0)
-                if response.status_code == 200 and response.json().get("ready") is True:
+                # Only our own process's answer counts: when another test's server took
+                # the port first, ours cannot bind (and exits), and theirs answers here.
+                ours = response.json().get("pid") == self.proc.pid
+                if response.status_code == 200 and response.json().get("ready") is True and ours:
                     return None
                 last = f"{response.status_code} {response.text[:200]}"
-            except httpx.HTTPError as error:
+            except (httpx.HTTPError, ValueError) as error:
                 last = repr(error)
             time.sleep(0.05)
         return f"/readyz not ready after {READY_SECONDS}s ({last}); log:\n{self.log_tail()}"

@@ -2,7 +2,8 @@
 
 * A flood of guests (or sign-ups) from one address gets 429 ``too_many_accounts`` with
   ``Retry-After`` after the limit, and so does a flood from many addresses once the
-  server-wide limit is spent; two IPv6 addresses in one /64 are one address.
+  server-wide limit is spent; two IPv6 addresses in one /56 (a residential customer's
+  allocation) are one address, and so are an IPv4 address and its IPv4-mapped form.
 * ``X-Forwarded-For`` from a client the server does not trust as its proxy changes
   nothing: the limits (and the one-account-per-address rule of coin tables) still
   see the client's own address. And the deployment files trust nginx alone, which
@@ -24,15 +25,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
+from pydantic import ValidationError
 
 from sahrat.server.addresses import network_key
+from sahrat.settings import Settings
 
 from .harness import REPO, Api, ServerProcess, auth_headers, make_admin
 
 LIMITED = {
     "SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR": "5",
     "SAHRAT_NEW_ACCOUNTS_PER_MINUTE": "12",
+    "SAHRAT_NETWORK_SHARE_PERCENT": "50",  # a network's five fit in its share of the twelve
 }
 
 
@@ -59,8 +64,8 @@ async def _account_flood(server: ServerProcess) -> None:
         _refused(await http.post("/api/guests"), "too_many_accounts")
         signed = await http.post("/api/users", json={"name": "farmer", "password": "x" * 12})
         _refused(signed, "too_many_accounts")
-        # One IPv6 /64 is one subscriber's: its addresses share one limit.
-        statuses = [await _guest(http, _from(f"2001:db8:5:5::{i}")) for i in range(1, 7)]
+        # One IPv6 /56 is one subscriber's: the addresses of its /64s share one limit.
+        statuses = [await _guest(http, _from(f"2001:db8:5:{i}::1")) for i in range(1, 7)]
         assert statuses == [201] * 5 + [429]
         # From everywhere: twelve a minute in all (ten taken above; a few seconds of
         # this test may have refilled a fraction of one).
@@ -174,20 +179,31 @@ def test_a_garbage_forwarded_for_is_an_unknown_address_never_a_500(
 
 
 def test_network_keys() -> None:
-    same = {network_key("2001:db8:1:2::a"), network_key("2001:DB8:1:2:ffff:0:0:9")}
-    assert same == {"2001:db8:1:2::/64"}
-    assert network_key("2001:db8:1:3::a") == "2001:db8:1:3::/64"
+    same = {network_key("2001:db8:1:2aa::a"), network_key("2001:DB8:1:2ff:ffff:0:0:9")}
+    assert same == {"2001:db8:1:200::/56"}
+    assert network_key("2001:db8:1:100::a") == "2001:db8:1:100::/56"
     assert network_key("203.0.113.7") == "203.0.113.7"
     assert network_key("203.0.113.8") == "203.0.113.8"  # IPv4: the whole address
     assert network_key("::ffff:203.0.113.7") == "203.0.113.7"
     for bad in [None, "", "x" * 100, "1.2.3.4, 5.6.7.8", "999.1.1.1", "testclient"]:
         assert network_key(bad) is None, bad
-    for key in ["2001:db8:1:2::/64", "203.0.113.7"]:  # a key is its own key
+    for key in ["2001:db8:1:200::/56", "203.0.113.7"]:  # a key is its own key
         assert network_key(key) == key
+    # a key stored under a longer prefix (a /64, before /56 was the rule) is its /56
+    assert network_key("2001:db8:1:2::/64") == "2001:db8:1::/56"
     assert network_key("::ffff:203.0.113.7/128") == "203.0.113.7"
     assert network_key("2001:db8::/48") is None and network_key("203.0.113.0/24") is None
     longest = network_key("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
-    assert longest is not None and len(longest) <= 64
+    assert longest is not None and len(longest) <= 43  # seats.address
+    # SAHRAT_IPV6_NETWORK_PREFIX chooses the grouping (32 to 64)
+    assert network_key("2001:db8:1:2::a", prefix=64) == "2001:db8:1:2::/64"
+    assert network_key("2001:db8:1:2::a", prefix=48) == "2001:db8:1::/48"
+    assert network_key("2001:db8:1:2::/64", prefix=48) == "2001:db8:1::/48"
+    assert network_key("2001:db8::/48", prefix=48) == "2001:db8::/48"
+    assert network_key("203.0.113.7", prefix=32) == "203.0.113.7"
+    for wrong in (31, 65):
+        with pytest.raises(ValidationError):
+            Settings(SAHRAT_IPV6_NETWORK_PREFIX=wrong)
 
 
 async def _login_flood(server: ServerProcess) -> dict[str, Any]:
@@ -248,13 +264,19 @@ async def _one_network(server: ServerProcess, database: str) -> list[int]:
         boss = {"Authorization": f"Bearer {login.json()['token']}"}
         created = await api.http.post(
             "/api/admin/tables",
-            json={"game": "konkan", "options": {"stake": 10, "players": 3}},
+            json={"game": "konkan", "options": {"stake": 10, "players": 4}},
             headers=boss,
         )
         table_id = created.json()["id"]
         statuses = []
-        # two addresses of one subscriber's /64, then one of the next /64
-        for address in ["2001:db8:7:7::1", "2001:db8:7:7:8000::2", "2001:db8:7:8::1"]:
+        for address in [
+            "2001:db8:7:7::1",  # a subscriber's /64...
+            "2001:db8:7:8::1",  # ...and another /64 of the same /56
+            "2001:db8:7:100::1",  # the next /56: another subscriber
+            "198.51.100.77",
+            "::ffff:198.51.100.77",  # the same IPv4 address, IPv4-mapped
+            "198.51.100.78",
+        ]:
             token, _user = await api.guest()
             headers = {"Authorization": f"Bearer {token}", **_from(address)}
             joined = await api.http.post(f"/api/tables/{table_id}/join", json={}, headers=headers)
@@ -266,6 +288,19 @@ async def _one_network(server: ServerProcess, database: str) -> list[int]:
     return statuses
 
 
-def test_an_ipv6_slash_64_is_one_address_at_a_coin_table(module_server: ServerProcess) -> None:
+def test_an_ipv6_slash_56_is_one_address_at_a_coin_table(module_server: ServerProcess) -> None:
     found = asyncio.run(_one_network(module_server, module_server.database_url))
-    assert found == [200, 409, 200]
+    assert found == [200, 409, 200, 200, 409, 200]
+
+
+async def _one_slash_56(server: ServerProcess) -> list[int]:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
+        return [await _guest(http, _from(f"2001:db8:0:{i:x}::1")) for i in range(1, 13)]
+
+
+def test_the_slash_64s_of_one_slash_56_share_the_limit_of_new_accounts(
+    start_server: Callable[..., ServerProcess],
+) -> None:
+    """Ten accounts an hour (the default) for a network, from any of its 256 /64s."""
+    server = start_server(SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR="10")
+    assert asyncio.run(_one_slash_56(server)) == [201] * 10 + [429] * 2

@@ -3,9 +3,9 @@
 A farm makes throw-away accounts, each with its welcome coins, and has them lose coin
 matches to the account it wants rich; or it sits accounts at tables and lets bots or
 the turn timer play them. Here: a guest cannot sit at a coin table (neither join nor
-create one); a registered account cannot either until it has finished enough matches
-*with moves of its own* — a match its bot played for it does not count; and the
-leaderboard ranks neither guests nor accounts that never played a match themselves.
+create one); a registered account cannot either until it has enough counted matches
+(docs/economy.md, "What counts") — a match its bot played for it does not count; and
+the leaderboard ranks neither guests nor accounts without a counted match.
 """
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ from .harness import Api, ServerProcess, WireClient, make_admin, play
 RULES = {
     "SAHRAT_GUESTS_AT_COIN_TABLES": "false",
     "SAHRAT_COIN_TABLE_MIN_MATCHES": "1",
+    # a one-deal match counts here (the minimums are test_real_play.py's)
+    "SAHRAT_COUNTED_MIN_DEALS": "1",
+    "SAHRAT_COUNTED_MIN_TURNS": "1",
     "SAHRAT_BOT_DELAY_SECONDS": "0",
     "SAHRAT_BOT_LEVEL": "simple",
+    "SAHRAT_GRACE_SECONDS": "0.5",  # a socket closed for good: a bot plays on soon
 }
 COIN = {"game": "conquian", "options": {"stake": 10}}
 SHORT = {"game": "conquian", "options": {"wins_needed": 1}}
@@ -81,10 +85,12 @@ async def _farm(server: ServerProcess, database: str) -> dict[str, Any]:
         a, b, idle = await _sign_up(http), await _sign_up(http), await _sign_up(http)
         found["fresh_join"] = _code(await a.post(f"/api/tables/{coin_table}/join"), 403)
 
-        # The idle account sits at a free table and lets a bot play its seat.
+        # The idle account sits at a free table against a bot, opens its socket and walks
+        # away without a move: after the grace period a bot plays its seat to the end.
         table = (await idle.post("/api/tables", SHORT)).json()["id"]
         assert (await idle.post(f"/api/tables/{table}/start", {"level": "simple"})).is_success
-        assert (await idle.post(f"/api/tables/{table}/leave")).is_success
+        away = await WireClient.connect(server, table, idle.token, name="idle")
+        await away.close()
         await _finish(http, table)
         found["idle_join"] = _code(await idle.post(f"/api/tables/{coin_table}/join"), 403)
 

@@ -106,5 +106,8 @@ def test_a_seat_left_to_the_timer_is_forfeited_and_taken_back(
         SAHRAT_BOT_DELAY_SECONDS="0.2",
         SAHRAT_FREE_TABLE_EARNINGS="10",
         SAHRAT_TIMER_TURNS_TO_FORFEIT="3",
+        # a one-round match counts here (the minimums are test_real_play.py's)
+        SAHRAT_COUNTED_MIN_ROUNDS="1",
+        SAHRAT_COUNTED_MIN_TURNS="1",
     )
     asyncio.run(_played_and_forfeited(server))

@@ -1,8 +1,8 @@
 """The leaderboard by coins and by wins, and my match history, on a live server.
 
-The leaderboard ranks registered accounts that finished a match with moves of their
-own — not guests, not an account whose seat a bot played — by coins (the default)
-or by matches won (first place), and the two orders differ when coins and wins do.
+The leaderboard ranks registered accounts with a counted match (docs/economy.md) —
+not guests, not an account whose seat a bot played — by coins (the default) or by
+counted matches won (first place), and the two orders differ when coins and wins do.
 ``GET /api/me/matches`` gives each match my place, my total, every seat's total and
 the players' names, newest first.
 """
@@ -21,7 +21,15 @@ from sahrat.store.db import make_sessions
 from .harness import Api, ServerProcess, WireClient, auth_headers, play_seat
 from .test_rename import finished, play_a_match, sign_up
 
-MODULE_SERVER_ENV = {"SAHRAT_BOT_DELAY_SECONDS": "0", "SAHRAT_BOT_LEVEL": "simple"}
+MODULE_SERVER_ENV = {
+    "SAHRAT_BOT_DELAY_SECONDS": "0",
+    "SAHRAT_BOT_LEVEL": "simple",
+    # one-deal (and one-round) matches count here (the minimums are test_real_play.py's)
+    "SAHRAT_COUNTED_MIN_DEALS": "1",
+    "SAHRAT_COUNTED_MIN_ROUNDS": "1",
+    "SAHRAT_COUNTED_MIN_TURNS": "1",
+    "SAHRAT_GRACE_SECONDS": "0.5",  # a socket closed for good: a bot plays on soon
+}
 BONUS = 5000
 
 
@@ -63,8 +71,9 @@ def test_the_leaderboard_ranks_players_by_coins_or_by_wins(module_server: Server
                 f"/api/tables/{table}/start", json={"level": "simple"}, headers=auth_headers(idle)
             )
             assert started.status_code == 200, started.text
-            left = await http.post(f"/api/tables/{table}/leave", headers=auth_headers(idle))
-            assert left.status_code == 200, left.text
+            # its socket opens and closes for good: after the grace period a bot plays on
+            away = await WireClient.connect(module_server, table, idle, name="idle")
+            await away.close()
             await finished(http, table)
             # The loser has more coins than the winner: the two boards disagree.
             await grant(module_server.database_url, loser, BONUS)

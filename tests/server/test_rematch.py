@@ -1,5 +1,6 @@
 """A rematch: once a match is over, its players ask for another one at the same seats;
-the last one to ask starts it. Bots ask at once; spectators and leavers cannot ask.
+the last one to ask starts it. Bots' seats are in the list as the match ends; spectators
+and leavers cannot ask, and asking again changes nothing.
 And hints: the bot's suggestion goes to the asking seat only, never at a coin table."""
 
 from __future__ import annotations
@@ -94,6 +95,38 @@ async def _with_bots(server: ServerProcess) -> None:
 
 def test_a_rematch_against_bots_starts_at_once(module_server: ServerProcess) -> None:
     asyncio.run(_with_bots(module_server))
+
+
+async def _bots_ask_at_once(server: ServerProcess) -> dict[str, Any]:
+    """docs/protocol.md: bots' seats ask for a rematch at once, as the match ends."""
+    api = Api(server)
+    token, _ = await api.guest()
+    info = await api.create_table(token, "conquian", {"wins_needed": 1})
+    table_id = int(info["id"])
+    response = await api.http.post(
+        f"/api/tables/{table_id}/start",
+        json={"bots": True, "level": "simple"},
+        headers=auth_headers(token),
+    )
+    assert response.status_code == 200, response.text
+    me = await WireClient.connect(server, table_id, token, name="me")
+    try:
+        await play_seat(me, "conquian")
+        finished = await me.wait_for(
+            lambda m: m["type"] == "table" and m["payload"]["status"] == "finished"
+        )
+        return {
+            "told": finished["payload"]["rematch"],
+            "rest": (await api.get(f"/api/tables/{table_id}"))["rematch"],
+        }
+    finally:
+        await me.close()
+        await api.aclose()
+
+
+def test_bots_seats_ask_for_a_rematch_as_the_match_ends(module_server: ServerProcess) -> None:
+    # Nobody has asked yet: the bot's seat (1) is in the list all the same.
+    assert asyncio.run(_bots_ask_at_once(module_server)) == {"told": [1], "rest": [1]}
 
 
 # --- hints (same server) -------------------------------------------------------------

@@ -18,7 +18,14 @@ import httpx
 
 from .harness import Api, ServerProcess, WireClient, auth_headers, play
 
-MODULE_SERVER_ENV = {"SAHRAT_BOT_DELAY_SECONDS": "0", "SAHRAT_BOT_LEVEL": "simple"}
+MODULE_SERVER_ENV = {
+    "SAHRAT_BOT_DELAY_SECONDS": "0",
+    "SAHRAT_BOT_LEVEL": "simple",
+    # one-deal (and one-round) matches count here (the minimums are test_real_play.py's)
+    "SAHRAT_COUNTED_MIN_DEALS": "1",
+    "SAHRAT_COUNTED_MIN_ROUNDS": "1",
+    "SAHRAT_COUNTED_MIN_TURNS": "1",
+}
 PASSWORD = "long enough"
 ONE_DEAL = {"game": "conquian", "options": {"wins_needed": 1}}
 

@@ -151,3 +151,31 @@ def test_the_log_never_shows_a_secret_of_a_url(
         for secret in secrets:
             assert secret not in log, (log_format, secret, log[-3000:])
         server.stop()
+
+
+async def _ids_out_of_range(server: ServerProcess) -> dict[int, tuple[int, int]]:
+    """The ticket route's answer for ids no table can have, beside the table route's."""
+    api = Api(server)
+    token, _ = await api.guest()
+    answers = {}
+    for table_id in (2**31, 2**63 - 1, 0, 2**31 - 1):
+        ticket = await api.http.post(ticket_path(table_id), headers=auth_headers(token))
+        table = await api.http.get(f"/api/tables/{table_id}", headers=auth_headers(token))
+        answers[table_id] = (ticket.status_code, table.status_code)
+    await api.aclose()
+    return answers
+
+
+def test_the_ticket_route_takes_the_ids_every_route_takes(
+    module_servers: Callable[..., ServerProcess],
+) -> None:
+    """Ids are 1 to 2^31-1 on every route (a 422 beyond): a ticket is not issued for an
+    id no table can have. Within range, whether the user may see the table is decided
+    when the socket opens (a ticket for an id nobody has is issued; its socket 4404s)."""
+    answers = asyncio.run(_ids_out_of_range(module_servers(SAHRAT_TICKET_SECONDS="1")))
+    assert answers == {
+        2**31: (422, 422),
+        2**63 - 1: (422, 422),
+        0: (422, 422),
+        2**31 - 1: (200, 404),
+    }

@@ -53,8 +53,13 @@ class OptionsBody(BaseModel):
 
 class Defaults(BaseModel):
     welcome_grant: int = Field(description="coins a new account gets")
-    free_table_earnings: int = Field(description="coins per finisher of a free-table match")
+    free_table_earnings: int = Field(
+        description="coins per player of a counted free-table match (docs/economy.md)"
+    )
     default_turn_seconds: int = Field(description="a new table's turn time unless it sets one")
+    free_table_earnings_per_day: int = Field(
+        description="the most free-table earnings one account is paid in any 24 hours"
+    )
 
 
 class DefaultsBody(BaseModel):
@@ -63,6 +68,7 @@ class DefaultsBody(BaseModel):
     welcome_grant: int | None = Field(default=None, ge=0, le=1_000_000)
     free_table_earnings: int | None = Field(default=None, ge=0, le=1_000_000)
     default_turn_seconds: int | None = Field(default=None, ge=10, le=300)
+    free_table_earnings_per_day: int | None = Field(default=None, ge=0, le=1_000_000_000)
 
 
 class PlayerOut(BaseModel):
@@ -133,7 +139,8 @@ async def get_defaults(admin: Admin, hub: HubDep) -> Defaults:
 
 @router.patch("/settings", response_model=Defaults)
 async def set_defaults(body: DefaultsBody, admin: Admin, hub: HubDep) -> Defaults:
-    """Change the welcome grant, the free-table earnings or the default turn time."""
+    """Change the welcome grant, the free-table earnings (and their daily cap) or the
+    default turn time."""
     values = {k: v for k, v in body.model_dump().items() if v is not None}
     defaults = await hub.set_defaults(values)
     return Defaults(**defaults.to_json())

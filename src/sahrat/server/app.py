@@ -38,9 +38,9 @@ from sahrat import __version__
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
-from . import admin, apidocs, logs, metrics, players, routes, tickets, ws
+from . import addresses, admin, apidocs, logs, metrics, players, routes, tickets, ws
 from .assets import ClientFiles
-from .edge import SecurityHeaders, slow_request_guard
+from .edge import SameSiteWrites, SecurityHeaders, slow_request_guard
 from .hub import RUNNING, Hub
 from .migrate import migrate
 
@@ -60,6 +60,7 @@ async def _database_unavailable(_request: Request, error: Exception) -> JSONResp
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    addresses.use_ipv6_prefix(settings.ipv6_network_prefix)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -107,6 +108,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tickets.router)
     app.include_router(ws.router)
     apidocs.install(app)
+    # Other sites' pages may not sign their visitors up or in (edge.py); inside
+    # SecurityHeaders, so that its refusals carry the headers too.
+    app.add_middleware(SameSiteWrites, allowed_origins=settings.allowed_origins)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ws.SocketChannels)  # added last: the outermost
 

@@ -6,9 +6,10 @@ of a second of CPU and 64 MiB each time: the REST endpoints hash only in a
 without end. A token is 32 random bytes shown once to the client; the
 database keeps only its SHA-256, with an expiry, and can revoke it.
 
-Account names are compared in one form (:func:`sahrat.store.models.name_key`):
-NFKC, case-folded. A new name must be visible letters, digits, '_' and '-'
-only (:func:`check_name`), so that no two names look alike.
+Account names are compared in one form (:func:`sahrat.names.name_key`): the
+Unicode confusables skeleton of their NFKC form, whatever the case. A new name must be
+visible letters, digits, '_' and '-' only (:func:`check_name`), and each of its words
+in one alphabet (:func:`sahrat.names.script_problem`), so that no two names look alike.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sahrat.store.models import Token, User
+
+from .addresses import client_network
 
 _hasher = PasswordHasher()
 
@@ -190,7 +193,10 @@ async def authenticate(request: Request, session: AsyncSession, token: str) -> U
             detail={"code": "bad_token", "message": "the token is unknown, expired or revoked"},
             headers={"WWW-Authenticate": "Bearer"},
         )
-    request.app.state.hub.remember_name(user.id, user.name)
+    hub = request.app.state.hub
+    hub.remember_name(user.id, user.name)
+    if not user.guest:  # the network the owner uses: strangers' login floods spare it
+        hub.account_limits.signed_in(user.id, client_network(request))
     return user
 
 

@@ -26,6 +26,9 @@ says who serves what and carries messages between the processes:
   connections of a process whose heartbeat is gone, so their seats get the
   usual grace period, and an origin re-routes connections whose table changed
   owner.
+* **Signatures.** Every batch is signed with the cluster's shared secret, and a
+  batch that is unsigned, forged, copied or old is refused before it is read
+  (``cluster_auth.py``): writing to Redis is not enough to act as a player.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from redis.exceptions import RedisError
 from sahrat.rules.errors import BadOption
 
 from . import metrics
+from .cluster_auth import Refused, Signer
 from .connection import Connection, TableError
 from .dispatch import handle_text
 from .table import Table
@@ -64,6 +68,8 @@ class Host(Protocol):
     async def live_table_ids(self) -> list[int]: ...
     def spectator_refusal(self, table: Table, user_id: int) -> tuple[int, str] | None: ...
     def remember_name(self, user_id: int, name: str) -> None: ...
+    def apply_rename(self, user_id: int, name: str) -> None: ...
+    async def refresh_names(self) -> None: ...
     def background(self, task: asyncio.Task[None]) -> None: ...
     async def run_op(self, table: Table, op: str, args: dict[str, Any]) -> Any: ...
     async def apply_suspended(self, user_id: int, suspended: bool) -> None: ...
@@ -75,6 +81,7 @@ log = logging.getLogger("sahrat.cluster")
 
 MOVED = 4503  # close code: the table is served elsewhere now; reconnect (with since)
 RPC_SECONDS = 5.0
+REFUSAL_LOG_SECONDS = 10.0  # one warning per reason this often: a flood fills no disk
 
 _RENEW = """
 local out = {}
@@ -113,6 +120,7 @@ _KINDS = frozenset(
         "suspend",
         "defaults",
         "revoked",
+        "rename",
     )
 )
 
@@ -171,9 +179,13 @@ class Link:
 class Cluster:
     """This process's part of the cluster: its leases, links and message bus."""
 
-    def __init__(self, hub: Host, url: str, prefix: str, lease_seconds: float) -> None:
+    def __init__(
+        self, hub: Host, url: str, prefix: str, lease_seconds: float, secret: bytes
+    ) -> None:
         self.hub = hub
         self.node = new_node_id()
+        self.signer = Signer(secret, self.node)
+        self._refusals: dict[str, tuple[float, int]] = {}  # reason -> last warning, since
         self.redis: aioredis.Redis = aioredis.from_url(url)
         self.prefix = prefix
         self.lease_seconds = lease_seconds
@@ -190,6 +202,7 @@ class Cluster:
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
         self._subscribed = asyncio.Event()
+        self._publishing = asyncio.Lock()  # batches leave in the order they are signed
 
     # --- keys ----------------------------------------------------------------------
 
@@ -269,6 +282,7 @@ class Cluster:
                 log.warning("cannot reach Redis to renew leases: %s", error)
             except Exception:
                 log.exception("lease renewal failed")
+            self.signer.forget_quiet()
             # A lease not renewed in time is lost whatever Redis says later.
             now = time.monotonic()
             for table_id, until in list(self.held.items()):
@@ -360,18 +374,22 @@ class Cluster:
             await self._drain()
 
     async def _drain(self) -> None:
-        self._wake.clear()
-        if not self._outgoing:
-            return
-        outgoing, self._outgoing = self._outgoing, {}
-        try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for node, envelopes in outgoing.items():
-                    channel = self._everyone if node == "*" else self._channel(node)
-                    pipe.publish(channel, orjson.dumps(envelopes))
-                await pipe.execute()
-        except RedisError as error:
-            log.warning("could not publish %d batches: %s", len(outgoing), error)
+        """Publish what is queued: one signed batch per channel, in one round trip.
+        One drain at a time, so that every receiver sees a sender's sequence numbers
+        grow (a smaller one is refused as a replay)."""
+        async with self._publishing:
+            self._wake.clear()
+            if not self._outgoing:
+                return
+            outgoing, self._outgoing = self._outgoing, {}
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for node, envelopes in outgoing.items():
+                        channel = self._everyone if node == "*" else self._channel(node)
+                        pipe.publish(channel, self.signer.seal(channel, envelopes))
+                    await pipe.execute()
+            except RedisError as error:
+                log.warning("could not publish %d batches: %s", len(outgoing), error)
 
     async def _listen(self) -> None:
         while True:
@@ -381,16 +399,8 @@ class Cluster:
                 self._subscribed.set()
                 while True:
                     message = await pubsub.get_message(timeout=1.0)
-                    if message is None:
-                        continue
-                    for envelope in orjson.loads(message["data"]):
-                        if envelope.get("from") == self.node and envelope.get("k") in (
-                            "suspend",
-                            "defaults",
-                            "revoked",
-                        ):
-                            continue  # a broadcast of ours, already applied here
-                        self._dispatch(envelope)
+                    if message is not None:
+                        self._receive(_text(message["channel"]) or "", message["data"])
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -400,10 +410,43 @@ class Cluster:
                     link.conn.close(MOVED, "the server lost touch with the table; reconnect")
                 for key in list(self.attached):
                     self._detach(*key)
+                # ...and a rename announced meanwhile: the names are read again.
+                self.hub.background(asyncio.create_task(self.hub.refresh_names()))
                 await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def _receive(self, channel: str, data: bytes) -> None:
+        """Act on one batch read from Redis, if a process of this cluster signed it."""
+        try:
+            sender, envelopes = self.signer.open(channel, data)
+        except Refused as refused:
+            self._refused(channel, refused)
+            return
+        if sender == self.node and channel == self._everyone:
+            return  # a broadcast of ours, already applied here
+        for envelope in envelopes:
+            self._dispatch(envelope)
+
+    def _refused(self, channel: str, refused: Refused) -> None:
+        """Count a refused batch, and say so in the log (at most once every
+        ``REFUSAL_LOG_SECONDS`` per reason, with how many went unsaid meanwhile)."""
+        metrics.CLUSTER_REFUSED.labels(refused.reason).inc()
+        now = time.monotonic()
+        last, unsaid = self._refusals.get(refused.reason, (-REFUSAL_LOG_SECONDS, 0))
+        if now - last < REFUSAL_LOG_SECONDS:
+            self._refusals[refused.reason] = (last, unsaid + 1)
+            return
+        self._refusals[refused.reason] = (now, 0)
+        log.warning(
+            "refused a message from Redis (%s) on %s: %s%s; is someone else writing to "
+            "Redis, or does a process have another SAHRAT_CLUSTER_SECRET?",
+            refused.reason,
+            channel,
+            refused.detail,
+            f" (and {unsaid} more since the last warning)" if unsaid else "",
+        )
 
     def _dispatch(self, envelope: dict[str, Any]) -> None:
         kind = envelope.get("k")
@@ -563,6 +606,9 @@ class Cluster:
 
     def _on_revoked(self, envelope: dict[str, Any]) -> None:
         self.hub.close_sockets(str(envelope["d"]))
+
+    def _on_rename(self, envelope: dict[str, Any]) -> None:
+        self.hub.apply_rename(int(envelope["u"]), str(envelope["n"]))
 
 
 async def retrying(attempts: int, run: Callable[[], Awaitable[Any]]) -> Any:

@@ -20,7 +20,7 @@ from datetime import UTC
 from typing import Any
 
 from redis.exceptions import RedisError
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from sahrat.rules.errors import BadOption
@@ -29,7 +29,14 @@ from sahrat.settings import Settings
 from sahrat.store import ledger
 from sahrat.store.db import make_sessions
 from sahrat.store.log import LogWriter, current_match_entries
-from sahrat.store.models import GameTable, LogEntry, Match, Seat, ServerSetting, User
+from sahrat.store.models import (
+    GameTable,
+    Match,
+    MatchPlayer,
+    Seat,
+    ServerSetting,
+    User,
+)
 
 from . import metrics
 from .auth import HashPool
@@ -60,13 +67,20 @@ class Hub:
             welcome_grant=settings.welcome_grant,
             free_table_earnings=settings.free_table_earnings,
             default_turn_seconds=settings.default_turn_seconds,
+            free_table_earnings_per_day=settings.free_table_earnings_per_day,
         )
         self.suspended: set[int] = set()  # users who may not sit down
         self._background: set[asyncio.Task[None]] = set()
         self.cluster: Cluster | None = None
         if settings.redis_url:
+            secret = settings.cluster_secret  # required with redis_url (settings.py)
+            assert secret is not None
             self.cluster = Cluster(
-                self, settings.redis_url, settings.cluster_prefix, settings.lease_seconds
+                self,
+                settings.redis_url,
+                settings.cluster_prefix,
+                settings.lease_seconds,
+                secret.get_secret_value().encode(),
             )
         self._loading: dict[int, asyncio.Future[Table | None]] = {}
         self.limits = Limits(
@@ -77,13 +91,7 @@ class Hub:
             settings.abuse_limit,
         )
         self.sockets: dict[str, set[Connection]] = {}  # open WebSockets by token digest
-        self.account_limits = AccountLimits(
-            settings.new_accounts_per_address_hour,
-            settings.new_accounts_per_minute,
-            settings.logins_per_address_minute,
-            settings.logins_per_name_hour,
-            settings.logins_per_minute,
-        )
+        self.account_limits = AccountLimits(settings)
         self.passwords = HashPool(settings.hash_threads, settings.hash_queue)
         self.sockets_of: dict[int, int] = {}  # how many WebSockets each user holds open here
         self._creating = asyncio.Lock()  # counting a creator's open tables, then adding one
@@ -207,7 +215,8 @@ class Hub:
         missing = [uid for uid in user_ids if uid not in self.names]
         if missing:
             for user in (await session.scalars(select(User).where(User.id.in_(missing)))).all():
-                self.names[user.id] = user.name
+                # a rename applied while this read was on its way is the newer name
+                self.names.setdefault(user.id, user.name)
 
     def _table_from_row(self, row: GameTable, seats: Sequence[Seat]) -> Table:
         """A table as its database rows describe it (its match not yet replayed)."""
@@ -239,7 +248,40 @@ class Hub:
         )
 
     def remember_name(self, user_id: int, name: str) -> None:
+        """Remember the name of a user not known yet. A known name changes only by a
+        rename (:meth:`apply_rename`): a name read before a rename and remembered after
+        it must not bring the old name back."""
+        self.names.setdefault(user_id, name)
+
+    def renamed(self, user_id: int, name: str) -> None:
+        """A player's new name (already written): shown here and on every process."""
+        self.apply_rename(user_id, name)
+        if self.cluster is not None:
+            self.cluster.broadcast({"k": "rename", "u": user_id, "n": name})
+
+    def apply_rename(self, user_id: int, name: str) -> None:
+        """Show a player's new name at this process's tables: every name a table shows
+        comes from ``names``, and the tables where the player sits or watches announce
+        themselves again, so that every socket there (forwarded ones too) sees it."""
         self.names[user_id] = name
+        for table in list(self.tables.values()):
+            present = any(conn.user_id == user_id for conn in table.connections)
+            if present or table.seat_of(user_id) is not None:
+                table.broadcast_table()
+
+    async def refresh_names(self) -> None:
+        """Read every remembered name again (after the cluster may have missed a
+        rename: its subscription was lost), and apply the ones that changed."""
+        known = list(self.names)
+        found: dict[int, str] = {}
+        async with self.sessions() as session:
+            for first in range(0, len(known), LOAD_CHUNK):
+                chunk = known[first : first + LOAD_CHUNK]
+                rows = await session.execute(select(User.id, User.name).where(User.id.in_(chunk)))
+                found.update(rows.tuples().all())
+        for user_id, name in found.items():
+            if self.names.get(user_id) != name:
+                self.apply_rename(user_id, name)
 
     # --- tables ---------------------------------------------------------------------
 
@@ -400,11 +442,13 @@ class Hub:
         status: str | None = None,
         after: int = 0,
         limit: int | None = None,
+        lobby: bool = False,
     ) -> list[dict[str, Any]]:
         """The live tables (public ones only unless ``private``; of one ``game``, in one
-        ``status`` if given), oldest first: at most ``limit`` of them, from the first
-        with an id above ``after``. In a cluster they come from the database, where
-        presence is not kept."""
+        ``status`` if given; for the ``lobby`` only those others can join or watch a
+        person play: ``Table.in_lobby``), oldest first: at most ``limit`` of them, from
+        the first with an id above ``after``. In a cluster they come from the database,
+        where presence is not kept."""
         wanted = (status,) if status is not None else LIVE
         if self.cluster is None:
             found = sorted(
@@ -415,6 +459,7 @@ class Hub:
                     and t.status in wanted
                     and (private or not t.private)
                     and (game is None or t.game == game)
+                    and (not lobby or t.in_lobby)
                 ),
                 key=lambda t: t.id,
             )
@@ -425,6 +470,17 @@ class Hub:
                 query = query.where(GameTable.private.is_(False))
             if game is not None:
                 query = query.where(GameTable.game == game)
+            if lobby:  # as Table.in_lobby, in the query: a page stays a full page
+                person = (
+                    select(Seat.id)
+                    .where(
+                        Seat.table_id == GameTable.id,
+                        Seat.user_id.is_not(None),
+                        Seat.left.is_(False),
+                    )
+                    .exists()
+                )
+                query = query.where(or_(GameTable.status == "waiting", person))
             rows = (await session.scalars(query.order_by(GameTable.id).limit(limit))).all()
             seats = (
                 await session.scalars(select(Seat).where(Seat.table_id.in_([r.id for r in rows])))
@@ -512,7 +568,7 @@ class Hub:
         """Close the WebSockets opened with a token just revoked (on every process)."""
         self.close_sockets(digest)
         if self.cluster is not None:
-            self.cluster.broadcast({"k": "revoked", "d": digest, "from": self.cluster.node})
+            self.cluster.broadcast({"k": "revoked", "d": digest})
 
     def close_sockets(self, digest: str) -> None:
         for conn in list(self.sockets.get(digest, ())):
@@ -565,6 +621,13 @@ class Hub:
         loop = asyncio.get_running_loop()
         loop.call_later(self.settings.finished_table_seconds, self._forget, table_id)
 
+    def forget_closed(self, table_id: int) -> None:
+        """A table that closed itself (a match of bots its last person left) leaves
+        memory at once, and its lease with it."""
+        self.tables.pop(table_id, None)
+        if self.cluster is not None and table_id in self.cluster.held:
+            self.background(asyncio.create_task(self.cluster.release(table_id)))
+
     def _forget(self, table_id: int) -> None:
         table = self.tables.get(table_id)
         if table is None or table.status != "finished":
@@ -603,9 +666,9 @@ class Hub:
 
     async def check_can_sit(self, user_id: int, stake: int) -> None:
         """Refuse a seat to a suspended player; at a coin table, to a guest, to an
-        account with fewer finished matches of its own than the server asks, or to one
-        who cannot cover the stake (checked again, in the database, when the match
-        starts). docs/economy.md says why."""
+        account with fewer counted matches than the server asks, or to one who cannot
+        cover the stake (checked again, in the database, when the match starts).
+        docs/economy.md says why."""
         if user_id in self.suspended:
             raise TableError("suspended", "your account is suspended; you cannot sit down", 403)
         if stake <= 0:
@@ -624,8 +687,12 @@ class Hub:
                 if played < needed:
                     raise TableError(
                         "coin_table_needs_matches",
-                        f"finish {needed} matches of your own at free tables before you "
-                        f"play for coins ({played} so far)",
+                        f"play {needed} counted matches at free tables before you play for "
+                        f"coins ({played} so far): decided matches of at least "
+                        f"{self.settings.counted_min_rounds} Konkan rounds or "
+                        f"{self.settings.counted_min_deals} Conquian deals, in which you "
+                        f"played {self.settings.counted_min_turns} turns yourself and "
+                        "finished in your seat",
                         403,
                     )
             have = await ledger.balance(session, ledger.user_account(user_id))
@@ -650,7 +717,7 @@ class Hub:
                     row.value = value
         self.apply_defaults(values)
         if self.cluster is not None:
-            self.cluster.broadcast({"k": "defaults", "v": values, "from": self.cluster.node})
+            self.cluster.broadcast({"k": "defaults", "v": values})
         return self.defaults
 
     def apply_defaults(self, values: dict[str, int]) -> None:
@@ -668,9 +735,7 @@ class Hub:
                 raise TableError("no_such_player", f"there is no player {user_id}", 404)
             user.suspended = suspended
         if self.cluster is not None:
-            self.cluster.broadcast(
-                {"k": "suspend", "u": user_id, "v": suspended, "from": self.cluster.node}
-            )
+            self.cluster.broadcast({"k": "suspend", "u": user_id, "v": suspended})
         await self.apply_suspended(user_id, suspended)
 
     async def apply_suspended(self, user_id: int, suspended: bool) -> None:
@@ -765,21 +830,13 @@ class Hub:
 
 
 async def _matches_played(session: Any, user_id: int) -> int:
-    """The finished matches in which the user made at least one move themselves (a
-    command of theirs is in the log: a bot's or the timer's moves have no client id)."""
-    own_move = (
-        select(LogEntry.id)
-        .where(
-            LogEntry.table_id == Seat.table_id,
-            LogEntry.seat == Seat.seat,
-            LogEntry.client_id.is_not(None),
-        )
-        .exists()
-    )
+    """The user's counted matches (``match_players.counted``: the rule of
+    docs/economy.md, "What counts"), wherever they were played and whether or not the
+    user still sits at those tables."""
     found = await session.scalar(
-        select(func.count(func.distinct(Match.id)))
-        .join(Seat, Seat.table_id == Match.table_id)
-        .where(Seat.user_id == user_id, own_move)
+        select(func.count())
+        .select_from(MatchPlayer)
+        .where(MatchPlayer.user_id == user_id, MatchPlayer.counted.is_(True))
     )
     return int(found or 0)
 

@@ -1,9 +1,17 @@
 """A table's seats and matches: joining and leaving, options while it waits, the
 start of a match (with the stakes of a coin table), the rematch, and closing.
+
+What a leaver's table becomes (docs/protocol.md, "Leaving a match"): leaving a match in
+progress keeps the seat, played by a bot at a free table and by the turn timer at a
+coin table, and the player may come back; but a free match whose last person leaves
+while bots alone play on is abandoned at once: the table closes, the match is not
+finished and is nobody's (no match row, no earnings, no history), and the table no
+longer counts among its creator's open tables.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +29,18 @@ class Lifecycle(TableBase):
     """Seats and matches, each operation under the table's lock."""
 
     # --- seats -------------------------------------------------------------------------
+
+    @property
+    def in_lobby(self) -> bool:
+        """Whether the lobby lists the table: it waits for players (anyone may sit
+        down), or its match has a person playing in it, to watch (a seat whose player
+        dropped counts: they may be back). A match its every person left is not shown."""
+        if self.status == "waiting":
+            return True
+        return self.status == "playing" and any(
+            owner is not None and seat not in self.seating.left
+            for seat, owner in enumerate(self.seats)
+        )
 
     async def join(self, user_id: int, seat: int | None, address: str | None = None) -> None:
         async with self.lock:
@@ -86,8 +106,15 @@ class Lifecycle(TableBase):
                 # Leaving never redeals: at a free table a bot plays on with the same
                 # hand, at a coin table the turn timer does; the player may come back.
                 level = self.bot_level if self.bots_allowed else None
-                self._set_controller(seat, level, left=True)
+                stored = self._set_controller(seat, level, left=True)
+                # Stored before the answer (a restart must know the seat was left); a
+                # failure is logged by the task itself.
+                await asyncio.wait([stored])
+                if self._only_bots_play():
+                    await self._abandon()
+                    return
                 self.broadcast_table()
+                await self._hurry_left_seat()  # a coin table's timer: a left seat's pace
                 return
             await self.hub.remove_seat(self.id, seat)
             self.seating.unseat(seat)
@@ -138,7 +165,7 @@ class Lifecycle(TableBase):
         seed = new_seed()
         state = self.engine.new_game(self.options, seed)
         seq = self.seq + 1
-        deadline = self._new_deadline()
+        deadline = self._new_deadline(state)
         entry = {
             "seq": seq,
             "kind": "start",
@@ -197,8 +224,9 @@ class Lifecycle(TableBase):
 
     async def ask_rematch(self, conn: Connection) -> None:
         """A seated player asks for another match at the same seats; the last one to ask
-        starts it (bots ask at once). At a free table a seat whose player left the match
-        goes to a bot; at a coin table everyone must still be there (and pay again)."""
+        starts it (bots' seats are in the list from the match's end). At a free table a
+        seat whose player left the match goes to a bot; at a coin table everyone must
+        still be there (and pay again). Asking again changes nothing and sends nothing."""
         async with self.lock:
             self.follow_seating(conn)
             problem = self._rematch_problem(conn.seat)
@@ -207,11 +235,10 @@ class Lifecycle(TableBase):
                 conn.send(self._message("error", {"code": code, "message": text}))
                 return
             assert conn.seat is not None
+            if conn.seat in self.rematch:
+                return  # asked already: nobody is told anything new
             self.rematch.add(conn.seat)
-            for seat, owner in enumerate(self.seats):
-                if owner is None or (seat in self.seating.left and self.bots_allowed):
-                    self.rematch.add(seat)  # a bot's seat, or a leaver's a bot takes
-            if len(self.rematch) < self.players:
+            if len(self.rematch_seats()) < self.players:
                 self.broadcast_table()
                 return
             await self._rematch()
@@ -246,6 +273,22 @@ class Lifecycle(TableBase):
 
     # --- closing ----------------------------------------------------------------------
 
+    def _only_bots_play(self) -> bool:
+        """A free match whose every person has left it: bots alone play on, for nobody."""
+        if not self.bots_allowed:
+            return False
+        return all(
+            owner is None or seat in self.seating.left for seat, owner in enumerate(self.seats)
+        )
+
+    async def _abandon(self) -> None:
+        """The last person left a free match of bots (caller holds the lock): the match
+        is abandoned unfinished (no match row, nothing earned, nothing in anyone's
+        history), the table is closed and leaves memory, and its sockets are closed."""
+        await self.hub.store_closed(self.id, False)
+        self.closed(free_seats=False)
+        self.hub.forget_closed(self.id)
+
     async def close_down(self, unless: Callable[[], bool] | None = None) -> bool:
         """Close the table for good (not while it plays, nor when ``unless`` says no
         once the lock is held): stored, a waiting table's seats freed, everyone told,
@@ -274,5 +317,6 @@ class Lifecycle(TableBase):
         self.status = "closed"
         if free_seats:
             self.seating.seats = [None] * self.players
-        self.broadcast_table()
+        self._reseat_connections()
+        self._send_table()  # now: the sockets close right after it
         self.close()

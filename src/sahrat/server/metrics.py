@@ -36,6 +36,12 @@ GAPS = Counter(
     "sahrat_forwarded_gaps_total",
     "Forwarded connections told to reconnect because updates were missed",
 )
+CLUSTER_REFUSED = Counter(
+    "sahrat_cluster_refused_total",
+    "Batches read from Redis and refused, by reason (bad_mac, malformed, wrong_channel, "
+    "stale, replayed): written by someone without the cluster's secret, or copied",
+    ["reason"],
+)
 EVENT_LOOP_LAG_SECONDS = Histogram(
     "sahrat_event_loop_lag_seconds",
     "How late the event loop ran a callback due now (a probe every quarter second): "

@@ -11,7 +11,9 @@ when several server processes start together, one migrates and the others
 wait for its commit, then find the schema at head and do nothing. DDL is
 transactional on PostgreSQL, so a failed upgrade leaves nothing behind.
 SQLite is the embedded single-process store; its writers are serialized
-by the database file's lock.
+by the database file's lock. Its foreign keys are not enforced during an
+upgrade (a batch migration drops and rebuilds tables that other rows refer
+to) and are checked once it is done.
 
 The migration scripts live in ``migrations/`` at the repository root (the
 package is installed in editable mode); ``SAHRAT_MIGRATIONS`` may point
@@ -81,22 +83,34 @@ async def migrate(url: str) -> None:
     config = alembic_config(url)
     head = head_revision()
     engine = make_engine(url)
+    backend = make_url(url).get_backend_name()
     try:
-        async with engine.begin() as connection:
-            if make_url(url).get_backend_name() == "postgresql":
-                await connection.execute(
-                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK_KEY}
-                )
-            before = await connection.run_sync(current_revision)
-            if before == head:
-                log.info("database schema is at head (%s)", head)
-                return
+        async with engine.connect() as connection:
+            if backend == "sqlite":
+                # A batch migration rebuilds a SQLite table (copy, DROP, rename): while
+                # foreign keys are enforced, dropping a table that other rows refer to
+                # fails. They are checked once, after the upgrade, in its transaction.
+                await connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                await connection.commit()
+            async with connection.begin():
+                if backend == "postgresql":
+                    await connection.execute(
+                        text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK_KEY}
+                    )
+                before = await connection.run_sync(current_revision)
+                if before == head:
+                    log.info("database schema is at head (%s)", head)
+                    return
 
-            def upgrade(sync_connection: Connection) -> None:
-                config.attributes["connection"] = sync_connection
-                command.upgrade(config, "head")
+                def upgrade(sync_connection: Connection) -> None:
+                    config.attributes["connection"] = sync_connection
+                    command.upgrade(config, "head")
 
-            await connection.run_sync(upgrade)
-            log.info("database schema upgraded from %s to %s", before, head)
+                await connection.run_sync(upgrade)
+                if backend == "sqlite":
+                    broken = (await connection.exec_driver_sql("PRAGMA foreign_key_check")).all()
+                    if broken:
+                        raise RuntimeError(f"the upgrade broke foreign keys: {broken[:5]}")
+                log.info("database schema upgraded from %s to %s", before, head)
     finally:
         await engine.dispose()

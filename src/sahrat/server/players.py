@@ -1,8 +1,10 @@
 """Player REST: my coin ledger, my match history, the leaderboard.
 
 (``GET /api/me`` with the balance is in ``routes.py``, beside the accounts.)
-A player's matches are found through the seats they held: a table plays one
-match, so a seat row names the player's place in that table's match.
+A player's matches are their ``match_players`` rows, written with each finished
+match and kept for ever: leaving the table, or a rematch at it, changes none of
+them. Each says whether the match counted for the player (docs/economy.md, "What
+counts"); the leaderboard ranks and counts wins by counted matches only.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
 from sahrat.store import ledger
-from sahrat.store.models import Balance, LedgerAccount, LedgerEntry, LogEntry, Match, Seat, User
+from sahrat.store.models import Balance, LedgerAccount, LedgerEntry, Match, MatchPlayer, User
 
 from .auth import CurrentUser
 from .routes import MAX_ID, HubDep, MatchSummary, _match_fields, _responses, _utc
+from .settlement import seat_place
 
 
 class EntryOut(BaseModel):
@@ -50,6 +53,11 @@ class MyMatch(MatchSummary):
     )
     totals: list[int] = Field(description="every seat's total, by seat")
     names: list[str | None] = Field(description="the players' names today, by seat; null: a bot")
+    counted: bool = Field(
+        description="the match counted for me (docs/economy.md, 'What counts'): it earned "
+        "free-table coins, counts towards a coin table's required matches and on the "
+        "leaderboard"
+    )
 
 
 class LeaderRow(BaseModel):
@@ -99,15 +107,16 @@ async def my_ledger(
 async def my_matches(
     user: CurrentUser, hub: HubDep, limit: Limit = 50, offset: Offset = 0
 ) -> list[MyMatch]:
-    """The finished matches I played, newest first, with their score sheets, my place and
-    total, every seat's total and the players' names as they are today."""
+    """Every finished match I sat in, newest first (also at tables I have left since),
+    with its score sheet, my place and total, every seat's total, the players' names as
+    they are today, and whether it counted for me."""
     async with hub.sessions() as session:
         rows = (
             await session.execute(
-                select(Match, Seat.seat)
+                select(Match, MatchPlayer)
                 .options(defer(Match.record))  # the list needs no game record (large)
-                .join(Seat, Seat.table_id == Match.table_id)
-                .where(Seat.user_id == user.id)
+                .join(MatchPlayer, MatchPlayer.match_id == Match.id)
+                .where(MatchPlayer.user_id == user.id)
                 .order_by(Match.id.desc())
                 .limit(limit)
                 .offset(offset)
@@ -119,18 +128,20 @@ async def my_matches(
             found = await session.execute(select(User.id, User.name).where(User.id.in_(ids)))
             names = dict(found.tuples().all())
     out = []
-    for match, seat in rows:
+    for match, mine in rows:
         fields: dict[str, Any] = _match_fields(match)
         totals = _totals(match.score_sheet)
+        seat = mine.seat
         out.append(
             MyMatch(
                 **fields,
                 seat=seat,
-                won=match.winner_seat == seat,
-                place=_place(match, seat, totals),
+                won=mine.won,
+                place=mine.place if mine.place is not None else _place(match, seat),
                 total=totals[seat] if seat < len(totals) else None,
                 totals=totals,
                 names=[names.get(uid) if uid is not None else None for uid in match.players or []],
+                counted=mine.counted,
             )
         )
     return out
@@ -143,37 +154,16 @@ def _totals(sheet: Any) -> list[int]:
     return list(found)
 
 
-def _place(match: Match, seat: int, totals: list[int]) -> int | None:
-    """A seat's place in a match: the score sheet's own (Konkan), else by its totals
-    (Conquian: more deals won is better), else first for the winner only."""
+def _place(match: Match, seat: int) -> int | None:
     sheet = match.score_sheet if isinstance(match.score_sheet, dict) else {}
-    places = sheet.get("places")
-    if isinstance(places, list) and seat < len(places) and isinstance(places[seat], int):
-        return int(places[seat])
-    if seat < len(totals):
-        mine = totals[seat]
-        if match.game == "conquian":
-            return 1 + sum(1 for x in totals if x > mine)
-        return 1 + sum(1 for x in totals if x < mine)
-    return 1 if match.winner_seat == seat else None
+    return seat_place(match.game, sheet, match.winner_seat, seat)
 
 
-def _played_a_match() -> Any:
-    """The user held a seat in a finished match and made a move there themselves (a
-    bot's or the turn timer's moves carry no client id)."""
+def _counted_a_match() -> Any:
+    """The user has a counted match (docs/economy.md, "What counts")."""
     return (
-        select(Seat.id)
-        .join(Match, Match.table_id == Seat.table_id)
-        .where(
-            Seat.user_id == User.id,
-            select(LogEntry.id)
-            .where(
-                LogEntry.table_id == Seat.table_id,
-                LogEntry.seat == Seat.seat,
-                LogEntry.client_id.is_not(None),
-            )
-            .exists(),
-        )
+        select(MatchPlayer.match_id)
+        .where(MatchPlayer.user_id == User.id, MatchPlayer.counted.is_(True))
         .exists()
     )
 
@@ -186,15 +176,14 @@ async def leaderboard(
     ),
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> list[LeaderRow]:
-    """The best players by coins held or by matches won (ties: the older account).
-    Only registered accounts that finished a match with moves of their own are ranked:
-    not guests, not fresh accounts sitting on their welcome coins, not suspended ones,
-    not admins (docs/economy.md)."""
+    """The best players by coins held or by counted matches won (ties: the older
+    account). Only registered accounts with at least one counted match are ranked: not
+    guests, not fresh accounts sitting on their welcome coins, not accounts whose
+    matches bots played, not suspended ones, not admins (docs/economy.md)."""
     wins = (
-        select(Seat.user_id.label("user_id"), func.count(Match.id).label("wins"))
-        .join(Match, (Match.table_id == Seat.table_id) & (Match.winner_seat == Seat.seat))
-        .where(Seat.user_id.is_not(None))
-        .group_by(Seat.user_id)
+        select(MatchPlayer.user_id.label("user_id"), func.count().label("wins"))
+        .where(MatchPlayer.counted.is_(True), MatchPlayer.won.is_(True))
+        .group_by(MatchPlayer.user_id)
         .subquery()
     )
     coins = (
@@ -218,7 +207,7 @@ async def leaderboard(
             User.is_admin.is_(False),
             User.guest.is_(False),
             User.suspended.is_(False),
-            _played_a_match(),
+            _counted_a_match(),
         )
         .order_by(*order, User.id)
         .limit(limit)

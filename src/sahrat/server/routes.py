@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -35,12 +36,13 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import defer
 
+from sahrat.names import name_key, script_problem
 from sahrat.rules.errors import BadOption, RuleError
 from sahrat.rules.record import GAMES, GameRecord, Replayer
 from sahrat.store import ledger
-from sahrat.store.models import Match, User, name_key
+from sahrat.store.models import Match, User
 
-from .addresses import network_key
+from .addresses import client_network
 from .auth import (
     NAME_CHARS,
     CurrentUser,
@@ -56,10 +58,9 @@ from .auth import (
 )
 from .connection import TableError
 from .hub import Hub
-from .limits import Throttle
+from .limits import Check, Throttle, admit, give_back, waiting
 from .protocol import ErrorInfo, TableInfo
 
-NAME_PATTERN = r"^[A-Za-z0-9_\-\u0600-\u06FF]{3,40}$"  # a first check (sahrat admin create)
 GUEST_ATTEMPTS = 8
 MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database: a larger one is a 422, not a 500
 TableId = Annotated[int, Path(ge=1, le=MAX_ID)]
@@ -236,6 +237,10 @@ class Health(BaseModel):
 
 class Ready(BaseModel):
     ready: bool
+    pid: int = Field(
+        description="the answering process's id: which process a supervisor (or a test that "
+        "started one) reached on this port"
+    )
 
 
 # --- errors ------------------------------------------------------------------------------
@@ -270,6 +275,13 @@ def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
+def _one_alphabet(name: str) -> None:
+    """422 ``name_mixes_scripts`` if a word of ``name`` imitates one in another alphabet."""
+    problem = script_problem(name)
+    if problem is not None:
+        raise _error(status.HTTP_422_UNPROCESSABLE_ENTITY, "name_mixes_scripts", problem)
+
+
 def _utc(moment: datetime) -> datetime:
     """SQLite gives naive UTC datetimes (asyncpg aware ones): always send an offset."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
@@ -281,31 +293,53 @@ def _user_out(user: User) -> UserOut:
 
 def _address(request: Request) -> str | None:
     """The client's network, as ``addresses.network_key`` gives it (an IPv6 address as
-    its /64), or None if unknown. Behind a proxy that uvicorn trusts
+    its /56), or None if unknown. Behind a proxy that uvicorn trusts
     (``FORWARDED_ALLOW_IPS``) it is the address the proxy saw."""
-    return network_key(request.client.host if request.client is not None else None)
+    return client_network(request)
 
 
-def _throttle(code: str, message: str, *checks: tuple[Throttle, str]) -> None:
-    """A 429 with Retry-After when any of the throttles refuses its key."""
-    for throttle, key in checks:
-        wait = throttle.wait(key)
-        if wait > 0:
-            raise HTTPException(
-                status.HTTP_429_TOO_MANY_REQUESTS,
-                detail={"code": code, "message": message},
-                headers={"Retry-After": str(math.ceil(wait))},
-            )
+def _network(request: Request) -> str:
+    """The client's network as a throttle counts it: unknown addresses are one network."""
+    return _address(request) or "unknown"
 
 
-def _new_account_allowed(hub: Hub, request: Request) -> None:
-    limits = hub.account_limits
+def _too_many(code: str, message: str, wait: float) -> HTTPException:
+    return HTTPException(
+        status.HTTP_429_TOO_MANY_REQUESTS,
+        detail={"code": code, "message": message},
+        headers={"Retry-After": str(max(1, math.ceil(wait)))},
+    )
+
+
+def _throttle(code: str, message: str, *checks: Check) -> None:
+    """A 429 with Retry-After unless every throttle has a request left for its key;
+    then one is taken from each (and a refused request takes nothing from any)."""
+    wait = admit(checks)
+    if wait > 0:
+        raise _too_many(code, message, wait)
+
+
+def _new_account_allowed(hub: Hub, request: Request) -> list[Check]:
+    """Take a new account from the limits (429 if refused); what it took."""
+    checks = hub.account_limits.new_account(_network(request))
     _throttle(
         "too_many_accounts",
         "too many new accounts from your network, or from everywhere at once; try later",
-        (limits.new_per_network, _address(request) or "unknown"),
-        (limits.new_overall, "all"),
+        *checks,
     )
+    return checks
+
+
+@contextmanager
+def _given_back_if_busy(checks: list[Check]) -> Iterator[None]:
+    """A request turned away as busy (503) gives back what it took from the limits:
+    it was not served, and a flood that fills the hashing threads drains nothing."""
+    try:
+        yield
+    except HTTPException as error:
+        if error.status_code == status.HTTP_503_SERVICE_UNAVAILABLE:
+            give_back(checks)
+        raise
 
 
 async def _hashing(hub: Hub, work: Callable[..., T], *args: object) -> T:
@@ -351,39 +385,43 @@ players = APIRouter(prefix="/api", tags=["players"])
 async def create_guest(hub: HubDep, request: Request) -> AuthOut:
     """A fresh guest account (no password) and a token for it. A guest plays at free
     tables only (docs/economy.md)."""
-    _new_account_allowed(hub, request)
-    for _ in range(GUEST_ATTEMPTS):
-        name = f"guest-{secrets.token_hex(3)}"
-        try:
-            async with hub.sessions() as session, session.begin():
-                user = User(name=name, password_hash=None, guest=True)
-                session.add(user)
-                await session.flush()
-                await _welcome(session, hub, user.id)
-                token = await issue_token(session, user.id, hub.settings.token_hours)
-        except IntegrityError:  # the name is taken: draw another
-            continue
-        hub.remember_name(user.id, user.name)
-        return AuthOut(token=token, user=_user_out(user))
-    raise _error(503, "busy", "could not find a free guest name; try again")
+    with _given_back_if_busy(_new_account_allowed(hub, request)):
+        for _ in range(GUEST_ATTEMPTS):
+            name = f"guest-{secrets.token_hex(3)}"
+            try:
+                async with hub.sessions() as session, session.begin():
+                    user = User(name=name, password_hash=None, guest=True)
+                    session.add(user)
+                    await session.flush()
+                    await _welcome(session, hub, user.id)
+                    token = await issue_token(session, user.id, hub.settings.token_hours)
+            except IntegrityError:  # the name is taken: draw another
+                continue
+            hub.remember_name(user.id, user.name)
+            return AuthOut(token=token, user=_user_out(user))
+        raise _error(503, "busy", "could not find a free guest name; try again")
 
 
 @players.post(
     "/users",
     status_code=status.HTTP_201_CREATED,
     response_model=AuthOut,
-    responses=_responses(409, 429, 503),
+    responses=_responses(409, 422, 429, 503),
 )
 async def sign_up(body: Credentials, hub: HubDep, request: Request) -> AuthOut:
     """Create an account with a name and a password, and sign in. The name is taken in
-    NFKC and compared whatever its case: ``Boss`` is taken once ``boss`` is."""
+    NFKC and compared whatever its case and by its look (the UTS #39 skeleton): ``Boss``
+    and ``b0ss`` are taken once ``boss`` is (409 ``name_taken``). A word of the name that
+    mixes alphabets or kinds of digits, like ``b٥ss``, is refused (422
+    ``name_mixes_scripts``)."""
+    _one_alphabet(body.name)
     taken = _error(status.HTTP_409_CONFLICT, "name_taken", f"the name {body.name!r} is taken")
     key = name_key(body.name)
     async with hub.sessions() as session:  # before hashing: a taken name costs nothing
         if await session.scalar(select(User.id).where(User.name_key == key)) is not None:
             raise taken
-    _new_account_allowed(hub, request)
-    password_hash = await _hashing(hub, hash_password, body.password)
+    with _given_back_if_busy(_new_account_allowed(hub, request)):
+        password_hash = await _hashing(hub, hash_password, body.password)
     try:
         async with hub.sessions() as session, session.begin():
             user = User(name=body.name, name_key=key, password_hash=password_hash, guest=False)
@@ -394,34 +432,42 @@ async def sign_up(body: Credentials, hub: HubDep, request: Request) -> AuthOut:
     except IntegrityError as error:  # a simultaneous sign-up took it first
         raise taken from error
     hub.remember_name(user.id, user.name)
+    hub.account_limits.signed_in(user.id, _address(request))
     return AuthOut(token=token, user=_user_out(user))
+
+
+TOO_MANY_LOGINS = "too many logins from your network, or to this name; try again later"
 
 
 @players.post("/login", response_model=AuthOut, responses=_responses(401, 429, 503))
 async def log_in(body: LoginBody, hub: HubDep, request: Request) -> AuthOut:
-    """Sign in with a name and a password; a new token each time. Tries are limited per
-    network, per name and overall (429), and a busy server answers 503 at once."""
+    """Sign in with a name and a password; a new token each time. Tries are limited
+    (429 ``too_many_logins``, Retry-After) per network, per network and name, and, for a
+    network that never signed in to the account (and unless it is an admin's), per
+    name and overall: a stranger's flood cannot lock the owner out. A busy server
+    answers 503 at once."""
     limits = hub.account_limits
-    key = name_key(body.name)
-    _throttle(
-        "too_many_logins",
-        "too many logins from your network, or to this name; try again later",
-        (limits.logins_per_network, _address(request) or "unknown"),
-        (limits.logins_overall, "all"),
-        (limits.logins_per_name, key),
-    )
+    network, key = _network(request), name_key(body.name)
+    wait = waiting(limits.own_logins(network, key))  # before the database: nothing taken
+    if wait > 0:
+        raise _too_many("too_many_logins", TOO_MANY_LOGINS, wait)
     async with hub.sessions() as session:
         # the exact name first: accounts older than the unique keys may share one
         user = await session.scalar(select(User).where(User.name == body.name))
         if user is None:
             user = await session.scalar(select(User).where(User.name_key == key))
         stored = user.password_hash if user is not None else None
-    ok = await _hashing(hub, _password_matches, stored, body.password)  # even if no user
+    trusted = user is not None and limits.trusts(user.id, user.is_admin, _address(request))
+    checks = limits.login(network, key, trusted)
+    _throttle("too_many_logins", TOO_MANY_LOGINS, *checks)
+    with _given_back_if_busy(checks):  # even if no user, as long as for a wrong password
+        ok = await _hashing(hub, _password_matches, stored, body.password)
     if user is None or not ok:
         raise _error(status.HTTP_401_UNAUTHORIZED, "bad_login", "wrong name or password")
     async with hub.sessions() as session, session.begin():
         token = await issue_token(session, user.id, hub.settings.token_hours)
     hub.remember_name(user.id, user.name)
+    limits.signed_in(user.id, _address(request))
     return AuthOut(token=token, user=_user_out(user))
 
 
@@ -462,10 +508,12 @@ def _renames(request: Request) -> Throttle:
 async def rename(body: RenameBody, user: CurrentUser, hub: HubDep, request: Request) -> MeOut:
     """Change my display name (a guest's too). The name is checked as at sign-up: taken
     in NFKC, refused if it holds format, bidi or invisible characters (422 naming
-    ``name``), and 409 ``name_taken`` if another account has it in any case or form.
+    ``name``) or mixes alphabets in a word (422 ``name_mixes_scripts``), and 409
+    ``name_taken`` if another account has it in any case, form or look-alike.
     A registered account then logs in with the new name. An account may rename itself
     ``RENAMES`` times an hour (429 ``too_many_renames`` with Retry-After); a refused
     name does not count."""
+    _one_alphabet(body.name)
     key = name_key(body.name)
     taken = _error(status.HTTP_409_CONFLICT, "name_taken", f"the name {body.name!r} is taken")
     async with hub.sessions() as session:
@@ -487,7 +535,7 @@ async def rename(body: RenameBody, user: CurrentUser, hub: HubDep, request: Requ
         except IntegrityError as error:  # a simultaneous sign-up or rename took it first
             raise taken from error
         user.name = body.name
-        hub.remember_name(user.id, user.name)  # the tables this process serves show it
+        hub.renamed(user.id, user.name)  # every process's tables show it (the cluster's too)
     return await me(user, hub)
 
 
@@ -499,6 +547,24 @@ tables = APIRouter(prefix="/api/tables", tags=["tables"])
 TABLES_PAGE = 50  # tables in a page of the list by default (the lobby's page)
 TABLES_PAGE_MAX = 200
 Invite = Annotated[str | None, Query(max_length=64, description="a private table's invite code")]
+
+SEAT_CHANGE_WINDOW = 60.0
+
+
+def _seat_change_allowed(request: Request, user: User) -> None:
+    """A seat taken, given up or filled with bots over REST is news for everyone at the
+    table: an account may make only ``SAHRAT_SEAT_CHANGES_PER_MINUTE`` of them a minute
+    (this process's own count), beyond which 429 ``too_many_seat_changes`` with
+    Retry-After. Every request counts, refused or not: each costs the table a turn."""
+    throttle: Throttle | None = getattr(request.app.state, "seat_changes", None)
+    per_minute = request.app.state.hub.settings.seat_changes_per_minute
+    if throttle is None:
+        throttle = request.app.state.seat_changes = Throttle(per_minute, SEAT_CHANGE_WINDOW)
+    _throttle(
+        "too_many_seat_changes",
+        f"an account may take or give up seats {per_minute} times a minute; try again later",
+        (throttle, str(user.id)),
+    )
 
 
 @tables.get("", response_model=list[TableInfo])
@@ -518,10 +584,12 @@ async def list_tables(
         TABLES_PAGE
     ),
 ) -> list[TableInfo]:
-    """The public tables that are waiting for players or playing, oldest first, a page at
-    a time: a full page (``limit`` tables) may have a next one, ``after`` its last id."""
+    """The public tables that are waiting for players, or playing with a person in the
+    match (a match its every person left, bots alone playing on, is not listed), oldest
+    first, a page at a time: a full page (``limit`` tables) may have a next one,
+    ``after`` its last id."""
     found = await hub.list_tables(
-        None, private=False, game=game, status=status_, after=after, limit=limit
+        None, private=False, game=game, status=status_, after=after, limit=limit, lobby=True
     )
     return [_info(info) for info in found]
 
@@ -544,13 +612,14 @@ async def create_table(
     return _info(info)
 
 
-@tables.post("/join", response_model=TableInfo, responses=_responses(401, 403, 404, 409))
+@tables.post("/join", response_model=TableInfo, responses=_responses(401, 403, 404, 409, 429))
 async def join_by_invite(
     body: InviteBody, user: CurrentUser, hub: HubDep, request: Request
 ) -> TableInfo:
     """Take the first free seat at the table with this invite code. A player already
     seated there gets the table as it is: an invite link opened again (a second tap, a
     page that sent it twice) leads back to their seat, not to an error."""
+    _seat_change_allowed(request, user)
     with _table_errors():
         table_id = await hub.by_invite(body.invite_code)
         try:
@@ -583,7 +652,9 @@ async def get_table(
 
 
 @tables.post(
-    "/{table_id}/join", response_model=TableInfo, responses=_responses(401, 403, 404, 409, 422)
+    "/{table_id}/join",
+    response_model=TableInfo,
+    responses=_responses(401, 403, 404, 409, 422, 429),
 )
 async def join_table(
     table_id: TableId,
@@ -594,7 +665,9 @@ async def join_table(
 ) -> TableInfo:
     """Take a seat; the match starts by itself when the last seat fills. At a coin
     table, a second account from the same network address is refused (409
-    ``same_address``). A private table takes only a player with its invite code."""
+    ``same_address``). A private table takes only a player with its invite code. Seat
+    changes are limited per account (429 ``too_many_seat_changes``)."""
+    _seat_change_allowed(request, user)
     with _table_errors():
         info = await hub.call(
             table_id,
@@ -607,25 +680,34 @@ async def join_table(
     return _info(info)
 
 
-@tables.post("/{table_id}/leave", response_model=TableInfo, responses=_responses(401, 404, 409))
-async def leave_table(table_id: TableId, user: CurrentUser, hub: HubDep) -> TableInfo:
+@tables.post(
+    "/{table_id}/leave", response_model=TableInfo, responses=_responses(401, 404, 409, 429)
+)
+async def leave_table(
+    table_id: TableId, user: CurrentUser, hub: HubDep, request: Request
+) -> TableInfo:
     """Give up a seat. During a match the seat stays yours: a bot plays your hand at a
-    free table (the turn timer at a coin table) until you come back."""
+    free table (the turn timer at a coin table, at a left seat's short turn time) until
+    you come back; but a free match whose last person leaves while bots alone play on is
+    abandoned, and the table closed (status ``closed``)."""
+    _seat_change_allowed(request, user)
     with _table_errors():
         info = await hub.call(table_id, "leave", user_id=user.id)
     return _info(info)
 
 
 @tables.post(
-    "/{table_id}/start", response_model=TableInfo, responses=_responses(401, 403, 404, 409)
+    "/{table_id}/start", response_model=TableInfo, responses=_responses(401, 403, 404, 409, 429)
 )
 async def start_with_bots(
     table_id: TableId,
     user: CurrentUser,
     hub: HubDep,
+    request: Request,
     body: Annotated[StartBody | None, Body()] = None,
 ) -> TableInfo:
     """The creator starts a free table now, with bots in the empty seats."""
+    _seat_change_allowed(request, user)
     options = body or StartBody()
     with _table_errors():
         if not options.bots:
@@ -866,7 +948,7 @@ async def readyz(request: Request, response: Response) -> Ready:
     ready = bool(getattr(request.app.state, "ready", False))
     if not ready:
         response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    return Ready(ready=ready)
+    return Ready(ready=ready, pid=os.getpid())
 
 
 router = APIRouter()

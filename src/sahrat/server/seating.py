@@ -56,7 +56,7 @@ class Seating:
     def check_address(self, address: str | None) -> None:
         """One account per network address (a coin table's rule, against collusion):
         two accounts of one household or one player's two accounts cannot share a pot.
-        One network, not one text: an IPv6 subscriber picks any address in its /64."""
+        One network, not one text: an IPv6 subscriber picks any address in its /56."""
         mine = network_key(address) if address is not None else None
         if mine is None:
             return

@@ -23,6 +23,7 @@ class ServerDefaults:
     welcome_grant: int
     free_table_earnings: int
     default_turn_seconds: int
+    free_table_earnings_per_day: int
 
     def to_json(self) -> dict[str, int]:
         return asdict(self)
@@ -78,3 +79,7 @@ class TableServices(Protocol):
 
     def forget_later(self, table_id: int) -> None:
         """A finished table leaves memory once its players are gone."""
+
+    def forget_closed(self, table_id: int) -> None:
+        """A table that closed itself (a match of bots its last person left) leaves
+        memory at once, and its lease with it."""

@@ -36,7 +36,7 @@ from .lifecycle import Lifecycle
 from .pacing import ends_round
 from .presence import Presence
 from .protocol import Command
-from .settlement import PlayTally, match_row, settlement
+from .settlement import CountingRule, PlayTally, match_players, match_row, settlement
 from .table_base import DEDUPE_SIZE, Step, TableBase, as_datetime
 from .turn_timer import TurnTimer
 
@@ -148,10 +148,10 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
         elif pause is not None:
             deadline = pause.until
         elif round_ended or self.engine.to_act(final_state) != self.engine.to_act(self.state):
-            deadline = self._new_deadline()
+            deadline = self._new_deadline(final_state)
         else:
             deadline = self.deadline
-        match, coins = self._match_end(final_state, steps) if over else (None, [])
+        match, players, coins = self._match_end(final_state, steps) if over else (None, [], [])
         entries = [
             {
                 "seq": step.seq,
@@ -165,7 +165,16 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
         status = "finished" if over else "playing"
         last_seq = steps[-1][0].seq
         await self.hub.writer.append(
-            Append(self.id, entries, last_seq, status, as_datetime(deadline), match, coins)
+            Append(
+                self.id,
+                entries,
+                last_seq,
+                status,
+                as_datetime(deadline),
+                match=match,
+                match_players=players,
+                ledger=coins,
+            )
         )
         self.round_break = pause
         for step, state in steps:
@@ -173,7 +182,7 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
             self.seq = step.seq
             self.actions.append(step.action)
             self.recent.append(step)
-            self.tally.count(step.by, step.seat)
+            self.tally.count(step.by, step.seat, ends_round=_ends_round(step))
             self.deadline = deadline
             self._publish(step)
         self.status = status
@@ -182,7 +191,7 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
             self.broadcast_table()
             self.hub.forget_later(self.id)
         else:
-            self._forfeit_idle_seats()
+            await self._forfeit_idle_seats()
             self._arm_timer()
             self._schedule_bot()
 
@@ -207,9 +216,14 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
 
     def _match_end(
         self, final_state: Any, steps: list[tuple[Step, Any]]
-    ) -> tuple[dict[str, Any], list[ledger.Movement]]:
-        """The match row and the coins written with a match's last step."""
+    ) -> tuple[dict[str, Any], list[dict[str, Any]], list[ledger.Movement]]:
+        """The match row, its players' rows and the coins written with a match's last
+        step. Whether the match counts for each player (``settlement.counted``) is
+        decided here, from the engine's final state and this match's own turns."""
         assert self.seed is not None
+        tally = self.tally.copy()  # with the steps that end the match
+        for step, _ in steps:
+            tally.count(step.by, step.seat, ends_round=_ends_round(step))
         row = match_row(
             self.engine,
             final_state,
@@ -221,17 +235,27 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
             first_dealer=self.first_dealer,
             actions=self.actions + [step.action for step, _ in steps],
         )
+        players = match_players(
+            self.game,
+            final_state,
+            row["score_sheet"],
+            seats=self.seats,
+            in_seat={seat for seat in range(self.players) if self.seating.played_by_owner(seat)},
+            own_turns=tally.own_turns,
+            addresses=self.seating.addresses,
+            rule=CountingRule.of(self.hub.settings),
+        )
         coins = settlement(
             final_state,
             table_id=self.id,
             start_seq=self.start_seq if self.start_seq is not None else 0,
             options=self.options,
             seats=self.seats,
-            left=self.seating.left,
-            moved=self.tally.moved | {step.seat for step, _ in steps if step.by == "player"},
+            counted_seats={play.seat for play in players if play.counted},
             free_table_earnings=self.hub.defaults.free_table_earnings,
+            earnings_per_day=self.hub.defaults.free_table_earnings_per_day,
         )
-        return row, coins
+        return row, [play.to_row() for play in players], coins
 
     # --- a restore ---------------------------------------------------------------------
 
@@ -263,12 +287,17 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
                     entry.client_id,
                 )
                 self.recent.append(step)
-                self.tally.count(step.by, step.seat)
+                self.tally.count(step.by, step.seat, ends_round=_ends_round(step))
                 if entry.client_id is not None and entry.seat is not None:
                     self._remember(
                         entry.seat, entry.client_id, {"cid": entry.client_id, "ok": True}
                     )
         if self.status == "playing":
             self._resume_break()
+            self._restored_left_seat()
             self._arm_timer()
             self._schedule_bot()
+
+
+def _ends_round(step: Step) -> bool:
+    return ends_round(event.type for event in step.events)

@@ -39,7 +39,9 @@ DEDUPE_SIZE = 2048  # a resent command is a recent one (docs/protocol.md promise
 RECENT_SIZE = 256  # steps kept for reconnects; a client further behind gets a snapshot
 REACTION_GAP = 1.0
 SPECTATORS_SHOWN = 50  # names of spectators in the table's info; the count is complete
-SPECTATOR_NOTICE_GAP = 2.0  # spectators coming and going: one table message per 2 s
+# A table's `table` messages: at most one every 2 s (docs/protocol.md). The first change
+# after a quiet spell goes at once; the changes within the gap go as one message later.
+TABLE_MESSAGE_GAP = 2.0
 
 
 @dataclass
@@ -108,7 +110,8 @@ class TableBase:
         self.bot_seats = BotSeats(game)
         self._bot_task: asyncio.Task[None] | None = None
         self._grace: dict[int, asyncio.Task[None]] = {}
-        self._spectator_notice: asyncio.TimerHandle | None = None
+        self._table_message: asyncio.TimerHandle | None = None  # the next, merged one
+        self._table_told = -TABLE_MESSAGE_GAP  # (loop time) when the last one was sent
 
     @property
     def players(self) -> int:
@@ -203,7 +206,7 @@ class TableBase:
             "seats": seats,
             "seq": self.seq,
             "seed_commitment": seed_commitment(self.seed) if self.seed else None,
-            "rematch": sorted(self.rematch) if self.status == "finished" else [],
+            "rematch": sorted(self.rematch_seats()) if self.status == "finished" else [],
             "spectators": [
                 names.get(user_id, f"player {user_id}") for user_id in watching[:SPECTATORS_SHOWN]
             ],
@@ -250,12 +253,41 @@ class TableBase:
             conn.send_text(text)
 
     def broadcast_table(self) -> None:
-        """Announce the table (seats, presence, spectators): every connection first
-        follows the seating, so a seat taken or given up here re-seats its user's
-        sockets."""
-        if self._spectator_notice is not None:
-            self._spectator_notice.cancel()
-            self._spectator_notice = None
+        """Announce a change of the table (seats, presence, the rematch list, its
+        status): every connection follows the seating at once, so a seat taken or given
+        up here re-seats its user's sockets (each with a snapshot) before anything else;
+        the ``table`` message itself goes through :meth:`_table_changed`."""
+        self._reseat_connections()
+        self._table_changed()
+
+    def _spectators_changed(self) -> None:
+        """Spectators come and go in crowds: like every other change, they are told at
+        most once every ``TABLE_MESSAGE_GAP`` seconds, not once per socket."""
+        self._table_changed()
+
+    def _table_changed(self) -> None:
+        """Tell the table it changed, at most one ``table`` message every
+        ``TABLE_MESSAGE_GAP`` seconds whoever causes the changes (a crowd of spectators,
+        one account taking and giving up a seat again and again): the first change after
+        a quiet spell goes at once, and every later one within the gap is merged into
+        one message sent when the gap is over, with the table as it is then. Nothing
+        play depends on waits for it: a seat's own sockets get their snapshot at once,
+        a match's start and every step come as snapshots and updates."""
+        if self._table_message is not None:
+            return  # a message is due: it will show this change too
+        loop = asyncio.get_running_loop()
+        wait = self._table_told + TABLE_MESSAGE_GAP - loop.time()
+        if wait <= 0:
+            self._send_table()
+        else:
+            self._table_message = loop.call_later(wait, self._send_table)
+
+    def _send_table(self) -> None:
+        """Send the ``table`` message now (the one due, if any, goes with it)."""
+        if self._table_message is not None:
+            self._table_message.cancel()
+            self._table_message = None
+        self._table_told = asyncio.get_running_loop().time()
         self._reseat_connections()
         texts: dict[bool, str] = {}  # one text for those who see the invite code, one not
         for conn in list(self.connections):
@@ -267,13 +299,18 @@ class TableBase:
                 ).decode()
             conn.send_text(text)
 
-    def _spectators_changed(self) -> None:
-        """Spectators come and go in crowds: the table hears of it at most once every
-        ``SPECTATOR_NOTICE_GAP`` seconds, not once per socket."""
-        if self._spectator_notice is None:
-            self._spectator_notice = asyncio.get_running_loop().call_later(
-                SPECTATOR_NOTICE_GAP, self.broadcast_table
-            )
+    def rematch_seats(self) -> set[int]:
+        """Once the match is over, the seats that want another: those whose player asked,
+        and from the start every seat a bot will play (a bot's own seat, and at a free
+        table a leaver's, which a bot takes in the rematch)."""
+        seating = self.seating
+        automatic = {
+            seat
+            for seat, owner in enumerate(seating.seats)
+            if (owner is None and seating.bots[seat] is not None)
+            or (seat in seating.left and self.bots_allowed)
+        }
+        return self.rematch | automatic
 
     def react(self, conn: Connection, reaction: str) -> None:
         """Pass a preset reaction on to the table, at most one per connection a second."""
@@ -293,8 +330,11 @@ class TableBase:
 
     # --- who controls a seat, and moves nobody waits for ---------------------------
 
-    def _set_controller(self, seat: int, bot_level: str | None, *, left: bool) -> None:
-        """Hand a seat to a bot (or back to its player), remembered in the database."""
+    def _set_controller(
+        self, seat: int, bot_level: str | None, *, left: bool
+    ) -> asyncio.Task[None]:
+        """Hand a seat to a bot (or back to its player), remembered in the database; the
+        task that writes it (awaited by a leave, whose answer says it is done)."""
         self.seating.bots[seat] = bot_level
         self.bot_seats.forget(seat)
         if left:
@@ -311,6 +351,7 @@ class TableBase:
         )
         self.hub.background(task)
         self._schedule_bot()
+        return task
 
     async def _unattended(
         self, who: str, step: Coroutine[Any, Any, None], again: Callable[[], None]
@@ -338,8 +379,9 @@ class TableBase:
         self.clock.cancel()
         if self._bot_task is not None:
             self._bot_task.cancel()
-        if self._spectator_notice is not None:
-            self._spectator_notice.cancel()
+        if self._table_message is not None:
+            self._table_message.cancel()
+            self._table_message = None
         for task in self._grace.values():
             task.cancel()
         for conn in list(self.connections):
@@ -351,12 +393,17 @@ class TableBase:
         """Make steps durable, then adopt and publish them (``table.py``)."""
         raise NotImplementedError
 
-    def _new_deadline(self) -> float:
-        """The turn's deadline from now (``turn_timer.py``)."""
+    def _new_deadline(self, state: Any = None) -> float:
+        """The deadline of a turn starting now, for the seat to act in ``state`` (the
+        table's by default) (``turn_timer.py``)."""
         raise NotImplementedError
 
     def _arm_timer(self) -> None:
         """Wake up at the turn's deadline or the break's end (``turn_timer.py``)."""
+        raise NotImplementedError
+
+    async def _hurry_left_seat(self) -> None:
+        """Shorten the turn of a seat just left to the timer (``turn_timer.py``)."""
         raise NotImplementedError
 
     def _break_changed(self) -> None:

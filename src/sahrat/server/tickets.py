@@ -19,7 +19,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -27,12 +27,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sahrat.store.models import SocketTicket, Token, User
 
 from .auth import authenticate, bearer_token, token_digest
-from .routes import ErrorResponse
+from .routes import ErrorResponse, TableId, ValidationErrorResponse
 
 router = APIRouter(tags=["tables"])
-# Any id a socket's URL may name (the socket answers 4404 for a table that is not
-# there), within the column's 64 bits.
-AnyTableId = Annotated[int, Path(ge=1, le=2**63 - 1)]
 
 
 # Expired tickets are swept by an issue at most this often (per process), not by every
@@ -56,13 +53,14 @@ def _aware(moment: datetime) -> datetime:
 @router.post(
     "/api/tables/{table_id}/ticket",
     response_model=TicketOut,
-    responses={401: {"model": ErrorResponse}},
+    responses={401: {"model": ErrorResponse}, 422: {"model": ValidationErrorResponse}},
 )
 async def issue_ticket(
-    table_id: AnyTableId, token: Annotated[str, Depends(bearer_token)], request: Request
+    table_id: TableId, token: Annotated[str, Depends(bearer_token)], request: Request
 ) -> TicketOut:
     """A ticket to open this table's WebSocket once, within a few seconds. Whether the
-    user may see the table is decided when the socket opens, as for any socket. The
+    user may see the table is decided when the socket opens, as for any socket; an id
+    no table can have (out of 1 to 2³¹−1, as every route's) is a 422. The
     token is checked in the ticket's own transaction: a crowd reconnecting after a
     restart costs one session each."""
     hub = request.app.state.hub

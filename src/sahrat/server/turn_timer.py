@@ -1,6 +1,12 @@
 """A table's pace: the turn timer, which plays the engine's ``timeout_action`` when a
 turn's time runs out; the break between rounds, while players read the summary; and
 the forfeit of a seat the timer played too many turns in a row.
+
+A seat whose player has left the match (left, was suspended, or forfeited it) and
+that no bot plays (a coin table's: RULES.md §1.10) has a short turn of its own,
+``SAHRAT_LEFT_SEAT_TURN_SECONDS``, instead of the table's: the others do not wait the
+table's turn time for someone who is gone. A dropped connection is not a leave: its
+seat keeps the table's time and the grace period.
 """
 
 from __future__ import annotations
@@ -8,9 +14,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .connection import Connection
+from sahrat.store.log import Append
+
+from .connection import Connection, TableError
 from .pacing import RoundBreak, ends_round, new_break
-from .table_base import Step, TableBase
+from .table_base import Step, TableBase, as_datetime
 
 MAX_TIMER_STEPS = 8
 
@@ -18,12 +26,61 @@ MAX_TIMER_STEPS = 8
 class TurnTimer(TableBase):
     """The turn's clock, the round break, and idle seats."""
 
-    def _turn_seconds(self) -> float:
+    def _turn_seconds(self, seat: int | None = None) -> float:
+        """A turn's time: the table's, or for a leaver's seat the timer plays the short
+        time of such seats (never longer than the table's)."""
         override = self.hub.settings.turn_seconds_override
-        return float(override if override is not None else self.options.turn_seconds)
+        seconds = float(override if override is not None else self.options.turn_seconds)
+        if seat is not None and self._timer_plays(seat):
+            return min(seconds, self.hub.settings.left_seat_turn_seconds)
+        return seconds
 
-    def _new_deadline(self) -> float:
-        return time.time() + self._turn_seconds()
+    def _timer_plays(self, seat: int) -> bool:
+        """The seat's player left the match and no bot plays it: only the timer moves."""
+        return seat in self.seating.left and self.seating.bots[seat] is None
+
+    def _new_deadline(self, state: Any = None) -> float:
+        state = self.state if state is None else state
+        seat = self.engine.to_act(state) if state is not None else None
+        return time.time() + self._turn_seconds(seat)
+
+    async def _hurry_left_seat(self) -> None:
+        """The seat to act has just been left to the timer (its player left, was
+        suspended, or forfeited it): its turn ends within the short time from now rather
+        than at the table's deadline. The new deadline is stored as a step's is (a
+        restart or a takeover keeps it) and shown to everyone in a fresh snapshot, the
+        deadline having changed without a step. A player who comes back during that
+        turn has what is left of it (coming and going gives no one more time)."""
+        if self.status != "playing" or self.state is None or self.round_break is not None:
+            return
+        seat = self.engine.to_act(self.state)
+        if seat is None or not self._timer_plays(seat) or self.deadline is None:
+            return
+        deadline = self._new_deadline()
+        if deadline >= self.deadline:
+            return
+        try:
+            self._check_lease()
+            await self.hub.writer.append(
+                Append(self.id, [], self.seq, self.status, as_datetime(deadline))
+            )
+        except TableError:
+            return  # another process serves the table now; its restore shortens the turn
+        except Exception:  # not stored: the restore shortens the turn again
+            self.log.warning("table %s: a left seat's deadline was not stored", self.id)
+        self.deadline = deadline
+        self._arm_timer()
+        for conn in list(self.connections):
+            conn.send(self._message("snapshot", self.snapshot(conn)))
+
+    def _restored_left_seat(self) -> None:
+        """After a restart or a takeover: a leaver's turn the timer plays ends within the
+        short time, whatever deadline was stored (a stored shortened one is kept)."""
+        if self.round_break is not None or self.state is None or self.deadline is None:
+            return
+        seat = self.engine.to_act(self.state)
+        if seat is not None and self._timer_plays(seat):
+            self.deadline = min(self.deadline, self._new_deadline())
 
     def _arm_timer(self) -> None:
         """Wake up at the turn's deadline, or during a break at its end."""
@@ -74,10 +131,11 @@ class TurnTimer(TableBase):
             if steps:
                 await self._commit(steps)
 
-    def _forfeit_idle_seats(self) -> None:
+    async def _forfeit_idle_seats(self) -> None:
         """A seat the timer played for ``timer_turns_to_forfeit`` turns in a row is
         forfeited like a player who left: a bot plays it at a free table, the timer at
-        a coin table, and its player may come back and take it over."""
+        a coin table (at a left seat's pace), and its player may come back and take it
+        over."""
         forfeited = False
         for seat in self.tally.idle(self.hub.settings.timer_turns_to_forfeit):
             if seat not in self.seating.left and self.seats[seat] is not None:
@@ -86,6 +144,7 @@ class TurnTimer(TableBase):
                 forfeited = True
         if forfeited:
             self.broadcast_table()
+            await self._hurry_left_seat()
 
     # --- the break between rounds ---------------------------------------------------
 

@@ -33,7 +33,6 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -42,6 +41,7 @@ from starlette.websockets import WebSocketState
 from . import metrics
 from .connection import Connection, TableError
 from .dispatch import error_message, handle_text, refuse
+from .edge import origin_allowed  # one rule for pages' sockets and their requests
 from .hub import MAX_TABLE_ID, Hub, admits
 from .limits import ConnectionLimit
 from .table import Table
@@ -167,17 +167,6 @@ async def _may_see(
     if isinstance(where, Table):
         return admits(where, user_id, invite)
     return await hub.admits_stored(table_id, user_id, invite)
-
-
-def origin_allowed(origin: str | None, host: str | None, allowed: str) -> bool:
-    """A browser page may open the socket if it comes from an allowed origin (by
-    default the server's own); a program that sends no Origin is not a page."""
-    if origin is None:
-        return True
-    listed = {item.strip().rstrip("/") for item in allowed.split(",") if item.strip()}
-    if "*" in listed or origin.rstrip("/") in listed:
-        return True
-    return not listed and host is not None and urlsplit(origin).netloc == host
 
 
 async def _serve_local(

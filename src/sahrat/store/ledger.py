@@ -26,7 +26,8 @@ functions here work inside a caller's session and transaction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -66,7 +67,12 @@ def user_of(account: str) -> int | None:
 
 @dataclass(frozen=True)
 class Movement:
-    """One movement to post: ``amount`` from ``debit`` to ``credit``."""
+    """One movement to post: ``amount`` from ``debit`` to ``credit``.
+
+    With ``daily_cap`` the movement is capped (free-table earnings): the credit account
+    is paid at most what keeps its credits of this ``reason`` over the last
+    :data:`CAP_WINDOW` within ``daily_cap`` — a movement that would pass it pays the
+    rest up to it, and one past it pays nothing (:func:`post`)."""
 
     key: str
     debit: str
@@ -75,6 +81,10 @@ class Movement:
     reason: str
     table_id: int | None = None
     match_seq: int | None = None
+    daily_cap: int | None = None
+
+
+CAP_WINDOW = timedelta(hours=24)  # a capped movement's window: rolling, not a calendar day
 
 
 def _insert(session: AsyncSession, model: Any) -> Any:
@@ -100,14 +110,20 @@ async def ensure_accounts(session: AsyncSession, *accounts: str) -> None:
 
 
 async def post(session: AsyncSession, movement: Movement) -> bool:
-    """Post one movement; False if its key was posted before (then nothing changes).
-    Raises :class:`Overdraft` if the debit account cannot pay (the caller's
-    transaction must then be rolled back)."""
+    """Post one movement; False if its key was posted before (then nothing changes), or
+    if it is capped and its account has had its cap already. Raises :class:`Overdraft`
+    if the debit account cannot pay (the caller's transaction must then be rolled
+    back)."""
     if movement.amount <= 0:
         raise LedgerError(f"{movement.key}: the amount must be positive, not {movement.amount}")
     if movement.debit == movement.credit:
         raise LedgerError(f"{movement.key}: an account cannot pay itself")
     await ensure_accounts(session, movement.debit, movement.credit)
+    if movement.daily_cap is not None:
+        amount = await _within_cap(session, movement, movement.daily_cap)
+        if amount <= 0:
+            return False
+        movement = replace(movement, amount=amount)
     inserted = await session.execute(
         _insert(session, LedgerEntry)
         .values(
@@ -144,6 +160,31 @@ async def post(session: AsyncSession, movement: Movement) -> bool:
                 execution_options={"synchronize_session": False},
             )
     return True
+
+
+async def _within_cap(session: AsyncSession, movement: Movement, cap: int) -> int:
+    """What of a capped movement may be paid now: the rest of the credit account's cap.
+
+    The two balance rows are locked first, in the order :func:`post` locks them (on
+    PostgreSQL ``FOR UPDATE``; SQLite has one writer at a time): a concurrent capped
+    payment to the same account waits for this transaction and then counts what it
+    paid, so no two of them can pay past the cap together."""
+    accounts = sorted((movement.debit, movement.credit))
+    await session.execute(
+        select(Balance.account_id)
+        .where(Balance.account_id.in_(accounts))
+        .order_by(Balance.account_id)
+        .with_for_update()
+    )
+    since = datetime.now(UTC) - CAP_WINDOW
+    paid = await session.scalar(
+        select(func.coalesce(func.sum(LedgerEntry.amount), 0)).where(
+            LedgerEntry.credit_account == movement.credit,
+            LedgerEntry.reason == movement.reason,
+            LedgerEntry.created_at >= since,
+        )
+    )
+    return min(movement.amount, cap - int(paid or 0))
 
 
 async def post_all(session: AsyncSession, movements: list[Movement]) -> int:

@@ -16,7 +16,8 @@ whole batch at once (one thread hop per batch instead of one per statement); on
 PostgreSQL an asyncpg connection (no pool checkout and ping per batch). The group
 commits of a busy server are small, a few moves each, so the per-batch cost is what
 counts (``bench/bench_log_writer.py``). A batch with a match's row or coins takes the
-session, where the ledger's checks live.
+session, where the ledger's checks live: a finished match's row, its players' rows
+(``match_players``) and its coins are written in one transaction with its last step.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from .ledger import Movement, post_all
-from .models import Base, GameTable, LogEntry, Match
+from .models import Base, GameTable, LogEntry, Match, MatchPlayer
 
 QUERY_CHUNK = 500  # ids in one IN (...) list, well under any database's bound
 
@@ -49,6 +50,7 @@ MAX_BATCH = 1000
 _tables = Base.metadata.tables[GameTable.__tablename__]
 _log = Base.metadata.tables[LogEntry.__tablename__]
 _matches = Base.metadata.tables[Match.__tablename__]
+_match_players = Base.metadata.tables[MatchPlayer.__tablename__]
 _UPDATE_TABLE = (
     update(_tables)
     .where(_tables.c.id == bindparam("b_id"))
@@ -68,6 +70,8 @@ class Append:
     status: str
     deadline_at: datetime | None
     match: dict[str, Any] | None = None  # a finished match's row
+    # ...and its ``match_players`` rows (without ``match_id``: the match's new id)
+    match_players: list[dict[str, Any]] = field(default_factory=list)
     # coin movements written in the same transaction (stakes at the start, the payout
     # with the match row); their idempotency keys make a retried batch a no-op
     ledger: list[Movement] = field(default_factory=list)
@@ -358,13 +362,13 @@ class LogWriter:
 
     async def _write_with_session(self, batch: list[Append]) -> None:
         rows = [{"table_id": item.table_id, **entry} for item in batch for entry in item.entries]
-        matches = [{"table_id": item.table_id, **item.match} for item in batch if item.match]
         async with self._sessions() as session, session.begin():
             # Core statements executed as executemany: no ORM unit of work per row.
             if rows:
                 await session.execute(insert(_log), rows)
-            if matches:
-                await session.execute(insert(_matches), matches)
+            for item in batch:
+                if item.match:
+                    await _insert_match(session, item.table_id, item.match, item.match_players)
             latest = {
                 item.table_id: {
                     "b_id": item.table_id,
@@ -377,6 +381,21 @@ class LogWriter:
             await session.execute(_UPDATE_TABLE, list(latest.values()))
             for item in batch:
                 await post_all(session, item.ledger)
+
+
+async def _insert_match(
+    session: AsyncSession, table_id: int, match: dict[str, Any], players: list[dict[str, Any]]
+) -> None:
+    """A finished match's row and its players' rows (matches are rare: one at a time)."""
+    match_id = (
+        await session.execute(
+            insert(_matches).values(table_id=table_id, **match).returning(_matches.c.id)
+        )
+    ).scalar_one()
+    if players:
+        await session.execute(
+            insert(_match_players), [{"match_id": match_id, **row} for row in players]
+        )
 
 
 async def current_match_entries(

@@ -8,7 +8,6 @@ the log through the engine rebuilds the match exactly.
 
 from __future__ import annotations
 
-import unicodedata
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -28,24 +27,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from sahrat.names import name_key
+
 
 class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
-
-
-# Arabic-script letters and digits that look alike in another form (Persian yeh and
-# keheh, Eastern Arabic-Indic digits): one form in a name's key.
-_LOOK_ALIKE = str.maketrans(
-    {"\u06cc": "\u064a", "\u06a9": "\u0643"} | {chr(0x06F0 + d): chr(0x0660 + d) for d in range(10)}
-)
-
-
-def name_key(name: str) -> str:
-    """The form in which account names are compared (and unique): NFKC, without
-    format characters, look-alike letters in one form, case-folded."""
-    normal = unicodedata.normalize("NFKC", name)
-    visible = "".join(c for c in normal if unicodedata.category(c) != "Cf")
-    return visible.translate(_LOOK_ALIKE).casefold()
 
 
 def _name_key_of_row(context: Any) -> str:
@@ -57,9 +43,11 @@ class User(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(40), unique=True)
-    # unique: "Boss", "boss" and "boss" with an invisible mark are one name. Accounts
-    # that shared a key before it existed keep theirs suffixed "#<id>" (migration 0005).
-    name_key: Mapped[str] = mapped_column(String(80), unique=True, default=_name_key_of_row)
+    # unique: "Boss", "boss", "boss" with an invisible mark and the look-alikes "b0ss"
+    # and "b٥ss" are one name (sahrat.names). Accounts that shared a key when it was
+    # made keep theirs suffixed "#<id>" (migrations 0005 and 0008). A skeleton can be
+    # three times as long as its name.
+    name_key: Mapped[str] = mapped_column(String(160), unique=True, default=_name_key_of_row)
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     guest: Mapped[bool] = mapped_column(Boolean, default=False)
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -160,6 +148,35 @@ class Match(Base):
     finished_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now()
     )
+
+
+class MatchPlayer(Base):
+    """A person seated in a finished match, and how they played it: written in the same
+    transaction as the match's row and never changed after (leaving the table, or its
+    seats changing for a rematch, changes nothing here). A bot's own seat has no row.
+
+    ``counted`` is the one rule of docs/economy.md ("What counts"), decided when the
+    match ended (``sahrat.server.settlement.counted``): a counted match earns coins at a
+    free table, counts towards the matches a coin table asks for, and counts on the
+    leaderboard."""
+
+    __tablename__ = "match_players"
+    __table_args__ = (Index("ix_match_players_user", "user_id", "match_id"),)
+
+    match_id: Mapped[int] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    # turns in which the player made a move of their own in this match
+    own_turns: Mapped[int] = mapped_column(Integer, default=0)
+    # the player's own seat at the end: not left, suspended, forfeited or played by a bot
+    in_seat_at_end: Mapped[bool] = mapped_column(Boolean)
+    place: Mapped[int | None] = mapped_column(Integer, nullable=True)  # 1 the first
+    won: Mapped[bool] = mapped_column(Boolean)  # the match's single winner
+    counted: Mapped[bool] = mapped_column(Boolean)
+    # the network key (sahrat.server.addresses.network_key) the player sat down from
+    network: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 # --- the coin ledger (``sahrat.store.ledger``) -----------------------------------------
