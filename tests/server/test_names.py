@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import os
 import secrets
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -31,11 +30,13 @@ from alembic import command
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from pgtest import fresh_database
+from sahrat.cli import main
 from sahrat.names import name_key, script_problem
 from sahrat.server.auth import hash_password
 from sahrat.server.migrate import alembic_config
+from sahrat.settings import get_settings
 
-from .harness import REPO, ServerProcess, sahrat_command
+from .harness import ServerProcess
 
 PASSWORD = "long enough"
 
@@ -353,27 +354,38 @@ def test_the_migration_to_skeletons_keeps_look_alikes_apart(kind: str, tmp_path:
         assert asyncio.run(_keys(url)) == [before for _, before, _ in BEFORE_SKELETONS]
 
 
-def _admin_create(database: str, name: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SAHRAT_")}
-    env["DATABASE_URL"] = database
-    return subprocess.run(
-        [*sahrat_command(), "admin", "create", name],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+class AdminCreate:
+    """``sahrat admin create NAME`` on a database, run in this process (the command's
+    own code, without a new interpreter for each name): its exit code and its stderr."""
+
+    def __init__(
+        self, database: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        for key in [k for k in os.environ if k.startswith("SAHRAT_")]:
+            monkeypatch.delenv(key)
+        monkeypatch.setenv("DATABASE_URL", database)
+        self.capsys = capsys
+
+    def __call__(self, name: str) -> tuple[int, str]:
+        get_settings.cache_clear()
+        try:
+            code = main(["admin", "create", name])
+        finally:
+            get_settings.cache_clear()
+        return code, self.capsys.readouterr().err
 
 
-def test_admin_create_refuses_look_alikes_as_sign_up_does(database: str) -> None:
+def test_admin_create_refuses_look_alikes_as_sign_up_does(
+    database: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    admin_create = AdminCreate(database, monkeypatch, capsys)
     tag = secrets.token_hex(3)  # the PostgreSQL database is shared by a worker's tests
-    made = _admin_create(database, f"boss_{tag}")
-    assert made.returncode == 0, made.stderr
-    mixed = _admin_create(database, f"b\u0665ss_{tag}")
-    assert mixed.returncode == 2 and "mixes Latin with Arabic" in mixed.stderr, mixed
+    code, err = admin_create(f"boss_{tag}")
+    assert code == 0, err
+    code, err = admin_create(f"b\u0665ss_{tag}")
+    assert code == 2 and "mixes Latin with Arabic" in err, (code, err)
     for name in [f"B0SS_{tag}", f"Boss_{tag.upper()}"]:
-        taken = _admin_create(database, name)
-        assert taken.returncode == 1 and "is taken" in taken.stderr, (name, taken)
-    marked = _admin_create(database, f"bo\u0640ss_{tag}")  # a tatweel, as at sign-up
-    assert marked.returncode == 2 and "U+0640" in marked.stderr, marked
+        code, err = admin_create(name)
+        assert code == 1 and "is taken" in err, (name, code, err)
+    code, err = admin_create(f"bo\u0640ss_{tag}")  # a tatweel, as at sign-up
+    assert code == 2 and "U+0640" in err, (code, err)
