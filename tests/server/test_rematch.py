@@ -72,8 +72,8 @@ def test_two_players_play_a_rematch(module_server: ServerProcess) -> None:
     asyncio.run(_two_players(module_server))
 
 
-async def _with_bots(server: ServerProcess) -> None:
-    api = Api(server)
+async def _against_a_bot(server: ServerProcess, api: Api) -> tuple[int, WireClient]:
+    """A guest's one-win Conquian table started with a simple bot, and the guest's socket."""
     token, _ = await api.guest()
     info = await api.create_table(token, "conquian", {"wins_needed": 1})
     table_id = int(info["id"])
@@ -83,7 +83,12 @@ async def _with_bots(server: ServerProcess) -> None:
         headers=auth_headers(token),
     )
     assert response.status_code == 200, response.text
-    me = await WireClient.connect(server, table_id, token, name="me")
+    return table_id, await WireClient.connect(server, table_id, token, name="me")
+
+
+async def _with_bots(server: ServerProcess) -> None:
+    api = Api(server)
+    _, me = await _against_a_bot(server, api)
     try:
         await play_seat(me, "conquian")
         await me.send({"type": "rematch"})  # the bot agrees at once
@@ -100,16 +105,7 @@ def test_a_rematch_against_bots_starts_at_once(module_server: ServerProcess) -> 
 async def _bots_ask_at_once(server: ServerProcess) -> dict[str, Any]:
     """docs/protocol.md: bots' seats ask for a rematch at once, as the match ends."""
     api = Api(server)
-    token, _ = await api.guest()
-    info = await api.create_table(token, "conquian", {"wins_needed": 1})
-    table_id = int(info["id"])
-    response = await api.http.post(
-        f"/api/tables/{table_id}/start",
-        json={"bots": True, "level": "simple"},
-        headers=auth_headers(token),
-    )
-    assert response.status_code == 200, response.text
-    me = await WireClient.connect(server, table_id, token, name="me")
+    table_id, me = await _against_a_bot(server, api)
     try:
         await play_seat(me, "conquian")
         finished = await me.wait_for(
