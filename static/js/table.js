@@ -343,7 +343,7 @@ export function showTable(main, tableId, { onUser }) {
             catch { select(); }
           },
         }, t("table.copy_invite")),
-        navigator.share ? v("button", { type: "button", id: "share-invite", onclick: () => navigator.share({ url: link, title: t("app.name") }).catcv(() => {}) }, t("table.share_invite")) : null));
+        navigator.share ? v("button", { type: "button", id: "share-invite", onclick: () => navigator.share({ url: link, title: t("app.name") }).catch(() => {}) }, t("table.share_invite")) : null));
   }
 
   function reactionBar() {

@@ -338,6 +338,25 @@ def test_quick_play_and_the_invite_link(new_page: Any) -> None:
         seat.wait_for_selector("#hand [data-card]")
 
 
+def test_the_invite_goes_through_the_phones_share_sheet(new_page: Any) -> None:
+    # A phone with a share sheet offers "share the invite"; the sheet closed without
+    # sharing (its promise rejected, as a cancel does) is no error on the page.
+    host = new_page("ar", PHONE_390, touch=True)
+    host.add_init_script(
+        """navigator.share = (data) => {
+            window.sharedInvite = data;
+            return Promise.reject(new DOMException("closed", "AbortError"));
+        };"""
+    )
+    host.reload()
+    guest(host)
+    host.check("#create-table [name=private]")
+    create_table(host, "konkan", {"players": 2})
+    host.click("#share-invite")
+    host.wait_for_function("window.sharedInvite !== undefined")
+    assert host.evaluate("window.sharedInvite.url") == host.input_value("#invite-link")
+
+
 def test_a_page_asking_twice_at_once_makes_one_guest(new_page: Any) -> None:
     # The lobby and an invite link opened at once both ask for a guest: one is made and
     # both get it. (Two guests, the second replacing the first after the first had
