@@ -53,7 +53,7 @@ def long_record(actions: int) -> dict[str, object]:
 
 def measure(length: int) -> dict[str, float]:
     """Run in a fresh process: replay a match of ``length`` actions as the route does."""
-    from sahrat.server import routes
+    from sahrat.server.api import routes
 
     record = json.loads(json.dumps(long_record(length)))  # as read from the database
     actions = len(record["actions"])

@@ -26,10 +26,10 @@ import orjson
 
 from sahrat.bots.levels import bot_for
 from sahrat.rules.record import options_for
-from sahrat.server.connection import Connection
-from sahrat.server.protocol import Command
-from sahrat.server.services import ServerDefaults
-from sahrat.server.table import Table
+from sahrat.server.table.connection import Connection
+from sahrat.server.table.protocol import Command
+from sahrat.server.table.services import ServerDefaults
+from sahrat.server.table.table import Table
 from sahrat.settings import Settings
 from sahrat.store.log import Append
 

@@ -8,8 +8,8 @@ import secrets
 
 import pytest
 
-from sahrat.server import cluster_auth
-from sahrat.server.cluster_auth import MAC_BYTES, MAX_AGE_SECONDS, Refused, Signer
+from sahrat.server.cluster import auth as cluster_auth
+from sahrat.server.cluster.auth import MAC_BYTES, MAX_AGE_SECONDS, Refused, Signer
 
 KEY = secrets.token_bytes(32)
 CHANNEL = "sahrat:to:b"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from sahrat.server.cluster import MOVED, Link
-from sahrat.server.table import Connection
+from sahrat.server.cluster.cluster import MOVED, Link
+from sahrat.server.table.table import Connection
 
 
 def _message(kind: str, seq: int) -> str:

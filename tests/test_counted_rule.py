@@ -1,4 +1,4 @@
-"""The rule of a counted match (``sahrat.server.settlement``, docs/economy.md "What
+"""The rule of a counted match (``sahrat.server.table.settlement``, docs/economy.md "What
 counts"), piece by piece: own turns, rounds played, the five conditions, the earnings
 it pays. The live attacks are in tests/server/test_real_play.py."""
 
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from sahrat.rules.options import ConquianOptions
-from sahrat.server.settlement import (
+from sahrat.server.table.settlement import (
     CountingRule,
     PlayTally,
     match_players,

@@ -48,8 +48,8 @@ def test_protocol_schemas_in_the_docs_match_the_code(tmp_path: Path) -> None:
 
 def test_bare_messages_are_their_type_alone_in_the_schemas() -> None:
     """The server checks these messages by their keys; their pydantic models say the same."""
-    from sahrat.server import protocol
-    from sahrat.server.dispatch import BARE_MESSAGES
+    from sahrat.server.socket.dispatch import BARE_MESSAGES
+    from sahrat.server.table import protocol
 
     models = {"ping": protocol.Ping, "continue": protocol.Continue}
     models |= {"hint": protocol.Hint, "rematch": protocol.Rematch}

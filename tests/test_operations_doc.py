@@ -6,7 +6,7 @@ from pathlib import Path
 
 from prometheus_client import REGISTRY
 
-from sahrat.server import metrics  # noqa: F401  (registers the metrics)
+from sahrat.server import metrics  # noqa: F401  (registers the metrics
 from sahrat.settings import Settings
 
 DOC = (Path(__file__).parent.parent / "docs" / "operations.md").read_text(encoding="utf-8")

@@ -37,8 +37,8 @@ from sahrat.rules.cards import conquian_deck, konkan_deck, parse_cards
 from sahrat.rules.events import Event
 from sahrat.rules.options import KonkanOptions
 from sahrat.rules.record import GameRecord, engine_for, options_for, start
-from sahrat.server.dispatch import error_message
-from sahrat.server.table import Connection, Step, Table, refusal
+from sahrat.server.socket.dispatch import error_message
+from sahrat.server.table.table import Connection, Step, Table, refusal
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "docs" / "schemas"
@@ -500,8 +500,8 @@ def test_the_protocol_doc_names_every_code_event_field_and_message() -> None:
     type, view field and action type of the schemas, and every message type both ways
     is written in docs/protocol.md (as `code`)."""
     from sahrat.rules import errors
-    from sahrat.server import protocol
-    from sahrat.server.dispatch import BARE_MESSAGES
+    from sahrat.server.socket.dispatch import BARE_MESSAGES
+    from sahrat.server.table import protocol
 
     doc = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     names: set[str] = set()

@@ -187,7 +187,7 @@ SCHEMA_MODELS = (
 
 def write_schemas(out: Path) -> list[Path]:
     """Write the JSON schema of each protocol model to ``out/<Model>.json``."""
-    from sahrat.server import protocol
+    from sahrat.server.table import protocol
 
     out.mkdir(parents=True, exist_ok=True)
     written = []

@@ -11,7 +11,7 @@ changing what the engines or the server emit:
 * ``KonkanAction`` and ``ConquianAction``: the JSON form of an action, as a
   view's ``simple_actions`` lists it and a command or a hint carries it;
 * ``KonkanServerMessage`` and ``ConquianServerMessage``: every server message
-  of ``sahrat.server.protocol`` with its payload typed for that game (the
+  of ``sahrat.server.table.protocol`` with its payload typed for that game (the
   view, the events), every object closed.
 
 ``python -m sahrat.wire_schemas [--out docs/schemas]`` writes one JSON schema
@@ -38,7 +38,7 @@ from typing_extensions import TypedDict  # pydantic needs this one before Python
 from sahrat.rules import conquian, konkan
 from sahrat.rules.melds import MeldKind
 from sahrat.rules.options import ConquianOptions, KonkanOptions
-from sahrat.server import protocol
+from sahrat.server.table import protocol
 
 # Closed objects: a key the model does not name is refused (``additionalProperties:
 # false``), and no value is coerced (a ``"3"`` is not a seat, a ``true`` not a number).

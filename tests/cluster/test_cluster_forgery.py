@@ -22,7 +22,7 @@ import pytest
 import redis.asyncio as aioredis
 from pydantic import ValidationError
 
-from sahrat.server.cluster_auth import MAC_BYTES, Signer
+from sahrat.server.cluster.auth import MAC_BYTES, Signer
 from sahrat.settings import Settings
 from server.harness import REPO, Api, ServerProcess, WireClient, free_port, sahrat_command
 

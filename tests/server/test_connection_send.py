@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from sahrat.server.connection import Connection
-from sahrat.server.ws import _send_loop
+from sahrat.server.socket.ws import _send_loop
+from sahrat.server.table.connection import Connection
 
 
 class FakeSocket:

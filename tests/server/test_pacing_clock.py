@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from sahrat.server.pacing import Clock
+from sahrat.server.table.pacing import Clock
 
 PATIENCE = 5.0  # how long a test waits for a wake-up that must come (a loaded machine)
 

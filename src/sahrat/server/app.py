@@ -35,14 +35,15 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest, start_http_s
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from sahrat import __version__
+from sahrat.server import addresses, logs, metrics
+from sahrat.server.api import admin, docs, players, routes, tickets
+from sahrat.server.assets import ClientFiles
+from sahrat.server.edge import SameSiteWrites, SecurityHeaders, slow_request_guard
+from sahrat.server.hub import RUNNING, Hub
+from sahrat.server.migrate import migrate
+from sahrat.server.socket import ws
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
-
-from . import addresses, admin, apidocs, logs, metrics, players, routes, tickets, ws
-from .assets import ClientFiles
-from .edge import SameSiteWrites, SecurityHeaders, slow_request_guard
-from .hub import RUNNING, Hub
-from .migrate import migrate
 
 
 async def _database_unavailable(_request: Request, error: Exception) -> JSONResponse:
@@ -107,7 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(admin.router)
     app.include_router(tickets.router)
     app.include_router(ws.router)
-    apidocs.install(app)
+    docs.install(app)
     # Other sites' pages may not sign their visitors up or in (edge.py); inside
     # SecurityHeaders, so that its refusals carry the headers too.
     app.add_middleware(SameSiteWrites, allowed_origins=settings.allowed_origins)

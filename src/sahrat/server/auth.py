@@ -33,9 +33,8 @@ from fastapi import Depends, HTTPException, Request, status
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sahrat.server.addresses import client_network
 from sahrat.store.models import Token, User
-
-from .addresses import client_network
 
 _hasher = PasswordHasher()
 

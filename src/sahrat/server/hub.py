@@ -25,6 +25,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from sahrat.rules.errors import BadOption
 from sahrat.rules.record import GAMES, options_for
+from sahrat.server import metrics
+from sahrat.server.auth import HashPool
+from sahrat.server.cluster.cluster import MOVED, Cluster, retrying
+from sahrat.server.limits import AccountLimits, Limits
+from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.services import ServerDefaults
+from sahrat.server.table.table import Table
 from sahrat.settings import Settings
 from sahrat.store import ledger
 from sahrat.store.db import make_sessions
@@ -37,14 +44,6 @@ from sahrat.store.models import (
     ServerSetting,
     User,
 )
-
-from . import metrics
-from .auth import HashPool
-from .cluster import MOVED, Cluster, retrying
-from .connection import Connection, TableError
-from .limits import AccountLimits, Limits
-from .services import ServerDefaults
-from .table import Table
 
 log = logging.getLogger("sahrat.hub")
 

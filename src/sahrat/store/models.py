@@ -156,7 +156,7 @@ class MatchPlayer(Base):
     seats changing for a rematch, changes nothing here). A bot's own seat has no row.
 
     ``counted`` is the one rule of docs/economy.md ("What counts"), decided when the
-    match ended (``sahrat.server.settlement.counted``): a counted match earns coins at a
+    match ended (``sahrat.server.table.settlement.counted``): a counted match earns coins at a
     free table, counts towards the matches a coin table asks for, and counts on the
     leaderboard."""
 

@@ -17,12 +17,11 @@ from typing import Any
 
 from sahrat.rules.record import options_for
 from sahrat.rules.rng import new_seed
+from sahrat.server.table.base import TableBase, as_datetime
+from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.settlement import PlayTally
 from sahrat.store import ledger
 from sahrat.store.log import Append
-
-from .connection import Connection, TableError
-from .settlement import PlayTally
-from .table_base import TableBase, as_datetime
 
 
 class Lifecycle(TableBase):

@@ -26,19 +26,24 @@ import orjson
 from sqlalchemy.exc import IntegrityError
 
 from sahrat.rules.errors import RuleError
+from sahrat.server import metrics
+from sahrat.server.table.base import DEDUPE_SIZE, Step, TableBase, as_datetime
+from sahrat.server.table.bot_turns import BotTurns
+from sahrat.server.table.connection import Connection, TableError, refusal
+from sahrat.server.table.lifecycle import Lifecycle
+from sahrat.server.table.pacing import ends_round
+from sahrat.server.table.presence import Presence
+from sahrat.server.table.protocol import Command
+from sahrat.server.table.settlement import (
+    CountingRule,
+    PlayTally,
+    match_players,
+    match_row,
+    settlement,
+)
+from sahrat.server.table.turn_timer import TurnTimer
 from sahrat.store import ledger
 from sahrat.store.log import Append
-
-from . import metrics
-from .bot_turns import BotTurns
-from .connection import Connection, TableError, refusal
-from .lifecycle import Lifecycle
-from .pacing import ends_round
-from .presence import Presence
-from .protocol import Command
-from .settlement import CountingRule, PlayTally, match_players, match_row, settlement
-from .table_base import DEDUPE_SIZE, Step, TableBase, as_datetime
-from .turn_timer import TurnTimer
 
 __all__ = ["Connection", "Step", "Table", "TableError", "refusal"]
 

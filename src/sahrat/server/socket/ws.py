@@ -38,14 +38,14 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketState
 
-from . import metrics
-from .connection import Connection, TableError
-from .dispatch import error_message, handle_text, refuse
-from .edge import origin_allowed  # one rule for pages' sockets and their requests
-from .hub import MAX_TABLE_ID, Hub, admits
-from .limits import ConnectionLimit
-from .table import Table
-from .tickets import redeem_ticket
+from sahrat.server import metrics
+from sahrat.server.api.tickets import redeem_ticket
+from sahrat.server.edge import origin_allowed  # one rule for pages' sockets and their requests
+from sahrat.server.hub import MAX_TABLE_ID, Hub, admits
+from sahrat.server.limits import ConnectionLimit
+from sahrat.server.socket.dispatch import error_message, handle_text, refuse
+from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.table import Table
 
 log = logging.getLogger("sahrat.ws")
 router = APIRouter()

@@ -39,11 +39,8 @@ from sqlalchemy.orm import defer
 from sahrat.names import name_key, script_problem
 from sahrat.rules.errors import BadOption, RuleError
 from sahrat.rules.record import GAMES, GameRecord, Replayer
-from sahrat.store import ledger
-from sahrat.store.models import Match, User
-
-from .addresses import client_network
-from .auth import (
+from sahrat.server.addresses import client_network
+from sahrat.server.auth import (
     NAME_CHARS,
     CurrentUser,
     PoolFull,
@@ -56,10 +53,12 @@ from .auth import (
     user_for_token,
     verify_password,
 )
-from .connection import TableError
-from .hub import Hub
-from .limits import Check, Throttle, admit, give_back, waiting
-from .protocol import ErrorInfo, TableInfo
+from sahrat.server.hub import Hub
+from sahrat.server.limits import Check, Throttle, admit, give_back, waiting
+from sahrat.server.table.connection import TableError
+from sahrat.server.table.protocol import ErrorInfo, TableInfo
+from sahrat.store import ledger
+from sahrat.store.models import Match, User
 
 GUEST_ATTEMPTS = 8
 MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database: a larger one is a 422, not a 500

@@ -41,10 +41,9 @@ from types import ModuleType
 from typing import Any
 
 from sahrat.rules.record import GameRecord
+from sahrat.server.addresses import network_key
 from sahrat.settings import Settings
 from sahrat.store import ledger
-
-from .addresses import network_key
 
 log = logging.getLogger("sahrat.table")
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from sahrat.server.table.base import Step, TableBase, as_datetime
+from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.pacing import RoundBreak, ends_round, new_break
 from sahrat.store.log import Append
-
-from .connection import Connection, TableError
-from .pacing import RoundBreak, ends_round, new_break
-from .table_base import Step, TableBase, as_datetime
 
 MAX_TIMER_STEPS = 8
 

@@ -9,10 +9,9 @@ import asyncio
 import time
 
 from sahrat.rules.errors import RuleError
-
-from .autoplay import suggest
-from .connection import Connection
-from .table_base import Step, TableBase
+from sahrat.server.table.autoplay import suggest
+from sahrat.server.table.base import Step, TableBase
+from sahrat.server.table.connection import Connection
 
 HINT_GAP = 2.0  # a hint costs a bot's thinking: one per connection every two seconds
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .addresses import network_key
-from .connection import TableError
+from sahrat.server.addresses import network_key
+from sahrat.server.table.connection import TableError
 
 
 @dataclass

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
-from .connection import Connection
-from .table_base import Step, TableBase
+from sahrat.server.table.base import Step, TableBase
+from sahrat.server.table.connection import Connection
 
 
 class Presence(TableBase):

@@ -15,7 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from . import metrics
+from sahrat.server import metrics
 
 _THINKING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot")
 

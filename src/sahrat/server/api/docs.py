@@ -3,7 +3,7 @@
 FastAPI's own pages load Swagger UI and ReDoc from a CDN (and ReDoc its fonts from
 Google), so they stay blank on a network that reaches only this server. These pages
 are FastAPI's (``get_swagger_ui_html``, ``get_redoc_html``) pointed at copies shipped
-in the package, ``apidocs_assets/`` (pinned versions and licences in its README),
+in the package, ``docs_assets/`` (pinned versions and licences in its README),
 served at ``/docs-assets/``. The app is created with ``docs_url=None`` and
 ``redoc_url=None``; ``install`` adds these routes in their place.
 """
@@ -21,7 +21,7 @@ from fastapi.openapi.docs import (
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-ASSETS = Path(__file__).parent / "apidocs_assets"
+ASSETS = Path(__file__).parent / "docs_assets"
 ASSETS_URL = "/docs-assets"
 DOCS_URL = "/docs"
 REDOC_URL = "/redoc"

@@ -14,13 +14,21 @@ from fastapi import APIRouter, Depends, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 
+from sahrat.server.api.players import LedgerOut, Limit, Offset, ledger_of
+from sahrat.server.api.routes import (
+    MAX_ID,
+    HubDep,
+    NewTable,
+    TableId,
+    _error,
+    _info,
+    _responses,
+    _table_errors,
+)
+from sahrat.server.auth import current_user
+from sahrat.server.table.protocol import TableInfo
 from sahrat.store import ledger
 from sahrat.store.models import Balance, LedgerAccount, User
-
-from .auth import current_user
-from .players import LedgerOut, Limit, Offset, ledger_of
-from .protocol import TableInfo
-from .routes import MAX_ID, HubDep, NewTable, TableId, _error, _info, _responses, _table_errors
 
 
 async def require_admin(user: Annotated[User, Depends(current_user)]) -> User:

@@ -18,12 +18,11 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
+from sahrat.server.api.routes import MAX_ID, HubDep, MatchSummary, _match_fields, _responses, _utc
+from sahrat.server.auth import CurrentUser
+from sahrat.server.table.settlement import seat_place
 from sahrat.store import ledger
 from sahrat.store.models import Balance, LedgerAccount, LedgerEntry, Match, MatchPlayer, User
-
-from .auth import CurrentUser
-from .routes import MAX_ID, HubDep, MatchSummary, _match_fields, _responses, _utc
-from .settlement import seat_place
 
 
 class EntryOut(BaseModel):

@@ -49,12 +49,11 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from sahrat.rules.errors import BadOption
-
-from . import metrics
-from .cluster_auth import Refused, Signer
-from .connection import Connection, TableError
-from .dispatch import handle_text
-from .table import Table
+from sahrat.server import metrics
+from sahrat.server.cluster.auth import Refused, Signer
+from sahrat.server.socket.dispatch import handle_text
+from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.table import Table
 
 
 class Host(Protocol):

@@ -24,10 +24,9 @@ from pydantic import BaseModel
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sahrat.server.api.routes import ErrorResponse, TableId, ValidationErrorResponse
+from sahrat.server.auth import authenticate, bearer_token, token_digest
 from sahrat.store.models import SocketTicket, Token, User
-
-from .auth import authenticate, bearer_token, token_digest
-from .routes import ErrorResponse, TableId, ValidationErrorResponse
 
 router = APIRouter(tags=["tables"])
 

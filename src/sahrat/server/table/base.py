@@ -25,13 +25,12 @@ import orjson
 from sahrat.rules.events import Event
 from sahrat.rules.record import engine_for, options_for
 from sahrat.rules.rng import seed_commitment
-
-from .autoplay import BotSeats
-from .connection import Connection, TableError, message
-from .pacing import Clock, RoundBreak
-from .seating import Seating
-from .services import TableServices
-from .settlement import PlayTally
+from sahrat.server.table.autoplay import BotSeats
+from sahrat.server.table.connection import Connection, TableError, message
+from sahrat.server.table.pacing import Clock, RoundBreak
+from sahrat.server.table.seating import Seating
+from sahrat.server.table.services import TableServices
+from sahrat.server.table.settlement import PlayTally
 
 log = logging.getLogger("sahrat.table")
 

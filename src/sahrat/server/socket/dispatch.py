@@ -11,9 +11,9 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from .connection import Connection, refusal
-from .protocol import REACTIONS, Command, React
-from .table import Table
+from sahrat.server.table.connection import Connection, refusal
+from sahrat.server.table.protocol import REACTIONS, Command, React
+from sahrat.server.table.table import Table
 
 
 def error_message(seq: int, code: str, message: str) -> dict[str, Any]:

@@ -1,0 +1,1 @@
+"""The HTTP edge: one router per resource, their dependencies and models."""

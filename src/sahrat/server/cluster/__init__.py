@@ -1,0 +1,1 @@
+"""Several server processes joined through Redis."""

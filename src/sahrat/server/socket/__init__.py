@@ -1,0 +1,1 @@
+"""The WebSocket edge: the endpoint and the dispatch of its messages."""

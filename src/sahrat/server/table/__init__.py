@@ -1,0 +1,1 @@
+"""A live table."""
