@@ -29,7 +29,8 @@ from sahrat.server import metrics
 from sahrat.server.auth import HashPool
 from sahrat.server.cluster.cluster import MOVED, Cluster, retrying
 from sahrat.server.limits import AccountLimits, Limits
-from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.connection import Connection
+from sahrat.server.table.errors import TableError
 from sahrat.server.table.services import ServerDefaults
 from sahrat.server.table.table import Table
 from sahrat.settings import Settings
@@ -373,7 +374,7 @@ class Hub:
                 await asyncio.sleep(0.05)
         except RedisError as error:
             log.warning("cannot reach Redis to find table %s: %s", table_id, error)
-        raise TableError("unavailable", "the table is moving between servers; try again", 503)
+        raise TableError("unavailable", "the table is moving between servers; try again")
 
     async def call(self, table_id: int, op: str, **args: Any) -> Any:
         """Run a table operation (``run_op``) on the process that serves the table."""
@@ -412,7 +413,7 @@ class Hub:
         if op == "close":
             await self._close_table(table)
             return table.info(args.get("viewer"))
-        raise TableError("bad_operation", f"unknown table operation {op!r}", 400)
+        raise TableError("bad_operation", f"unknown table operation {op!r}")
 
     async def by_invite(self, code: str) -> int:
         """The id of the live table with this invite code."""
@@ -430,7 +431,7 @@ class Hub:
                 )
             if found is not None:
                 return int(found)
-        raise TableError("bad_invite", "no table has that invite code", 404)
+        raise TableError("bad_invite", "no table has that invite code")
 
     async def list_tables(
         self,
@@ -669,7 +670,7 @@ class Hub:
         cover the stake (checked again, in the database, when the match starts).
         docs/economy.md says why."""
         if user_id in self.suspended:
-            raise TableError("suspended", "your account is suspended; you cannot sit down", 403)
+            raise TableError("suspended", "your account is suspended; you cannot sit down")
         if stake <= 0:
             return
         async with self.sessions() as session:
@@ -678,7 +679,6 @@ class Hub:
                 raise TableError(
                     "coin_table_needs_account",
                     "guests play at free tables; sign up (a name and a password) to play for coins",
-                    403,
                 )
             needed = self.settings.coin_table_min_matches
             if needed > 0:
@@ -692,7 +692,6 @@ class Hub:
                         f"{self.settings.counted_min_deals} Conquian deals, in which you "
                         f"played {self.settings.counted_min_turns} turns yourself and "
                         "finished in your seat",
-                        403,
                     )
             have = await ledger.balance(session, ledger.user_account(user_id))
         if have < stake:
@@ -731,7 +730,7 @@ class Hub:
         async with self.sessions() as session, session.begin():
             user = await session.get(User, user_id)
             if user is None:
-                raise TableError("no_such_player", f"there is no player {user_id}", 404)
+                raise TableError("no_such_player", f"there is no player {user_id}")
             user.suspended = suspended
         if self.cluster is not None:
             self.cluster.broadcast({"k": "suspend", "u": user_id, "v": suspended})
@@ -841,7 +840,7 @@ async def _matches_played(session: Any, user_id: int) -> int:
 
 
 def _no_table(table_id: int) -> TableError:
-    return TableError("no_such_table", f"there is no open table {table_id}", 404)
+    return TableError("no_such_table", f"there is no open table {table_id}")
 
 
 PLAYER_OPS = ("info", "join", "leave", "start")  # the operations that check admits()

@@ -53,9 +53,10 @@ from sahrat.server.auth import (
     user_for_token,
     verify_password,
 )
+from sahrat.server.errors import http_status
 from sahrat.server.hub import Hub
 from sahrat.server.limits import Check, Throttle, admit, give_back, waiting
-from sahrat.server.table.connection import TableError
+from sahrat.server.table.errors import TableError
 from sahrat.server.table.protocol import ErrorInfo, TableInfo
 from sahrat.store import ledger
 from sahrat.store.models import Match, User
@@ -256,7 +257,7 @@ def _table_errors() -> Iterator[None]:
     try:
         yield
     except TableError as error:
-        raise _error(error.status, error.code, error.message) from error
+        raise _error(http_status(error.code), error.code, error.message) from error
     except BadOption as error:
         loc = ["body", "game"] if error.option == "game" else ["body", "options", error.option]
         raise HTTPException(

@@ -52,7 +52,8 @@ from sahrat.rules.errors import BadOption
 from sahrat.server import metrics
 from sahrat.server.cluster.auth import Refused, Signer
 from sahrat.server.socket.dispatch import handle_text
-from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.connection import Connection
+from sahrat.server.table.errors import TableError
 from sahrat.server.table.table import Table
 
 
@@ -550,7 +551,7 @@ class Cluster:
             return await asyncio.wait_for(future, RPC_SECONDS)
         except TimeoutError:
             raise TableError(
-                "unavailable", "the table's server did not answer in time; try again", 503
+                "unavailable", "the table's server did not answer in time; try again"
             ) from None
         finally:
             self._calls.pop(call_id, None)
@@ -568,12 +569,12 @@ class Cluster:
             try:
                 reply["v"] = await self.hub.run_op(table, envelope["op"], envelope["a"])
             except TableError as error:
-                reply["e"] = {"code": error.code, "message": error.message, "status": error.status}
+                reply["e"] = {"code": error.code, "message": error.message}
             except BadOption as error:
                 reply["e"] = {"option": error.option, "reason": error.reason}
             except Exception as error:
                 log.exception("call %s on table %s failed", envelope["op"], table_id)
-                reply["e"] = {"code": "server_error", "message": str(error), "status": 500}
+                reply["e"] = {"code": "server_error", "message": str(error)}
         self.send(origin, reply)
 
     def _on_result(self, envelope: dict[str, Any]) -> None:
@@ -587,9 +588,7 @@ class Cluster:
             if "option" in error:
                 future.set_exception(BadOption(error["option"], error["reason"]))
             else:
-                future.set_exception(
-                    TableError(error["code"], error["message"], int(error["status"]))
-                )
+                future.set_exception(TableError(error["code"], error["message"]))
         else:
             future.set_result(envelope.get("v"))
 
@@ -619,7 +618,7 @@ async def retrying(attempts: int, run: Callable[[], Awaitable[Any]]) -> Any:
             if attempt == attempts - 1:
                 break
             await asyncio.sleep(0.05)
-    raise TableError("unavailable", "the table is moving between servers; try again", 503)
+    raise TableError("unavailable", "the table is moving between servers; try again")
 
 
 def _text(value: bytes | str | None) -> str | None:

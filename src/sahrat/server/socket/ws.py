@@ -41,10 +41,12 @@ from starlette.websockets import WebSocketState
 from sahrat.server import metrics
 from sahrat.server.api.tickets import redeem_ticket
 from sahrat.server.edge import origin_allowed  # one rule for pages' sockets and their requests
+from sahrat.server.errors import socket_close
 from sahrat.server.hub import MAX_TABLE_ID, Hub, admits
 from sahrat.server.limits import ConnectionLimit
 from sahrat.server.socket.dispatch import error_message, handle_text, refuse
-from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.connection import Connection
+from sahrat.server.table.errors import TableError
 from sahrat.server.table.table import Table
 
 log = logging.getLogger("sahrat.ws")
@@ -124,10 +126,10 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     try:
         where = await hub.locate(table_id)
         if not await _may_see(hub, where, table_id, user.id, websocket.query_params.get("invite")):
-            raise TableError("no_such_table", f"there is no open table {table_id}", 404)
+            raise TableError("no_such_table", f"there is no open table {table_id}")
     except TableError as error:
         await websocket.accept()
-        await websocket.close(code=4404 if error.status == 404 else 4503, reason=error.message)
+        await websocket.close(code=socket_close(error.code), reason=error.message)
         return
     since = (
         int(since_text)

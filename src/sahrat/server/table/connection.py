@@ -1,5 +1,5 @@
-"""What a table and its transports share: a connection, a refused operation, and the
-shape of the messages sent down a socket.
+"""What a table and its transports share: a connection, and the shape of the messages
+sent down a socket.
 
 The transports (``ws.py`` for a local socket, ``cluster.py`` for one forwarded from
 another process) make connections; the table decides what each one sees. Nothing
@@ -14,17 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-
-
-class TableError(Exception):
-    """A refused table operation (join a full seat, leave a running match...)."""
-
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-
 
 Write = Callable[[str], Coroutine[Any, Any, None]]
 

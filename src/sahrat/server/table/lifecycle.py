@@ -18,7 +18,8 @@ from typing import Any
 from sahrat.rules.record import options_for
 from sahrat.rules.rng import new_seed
 from sahrat.server.table.base import TableBase, as_datetime
-from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.connection import Connection
+from sahrat.server.table.errors import TableError
 from sahrat.server.table.settlement import PlayTally
 from sahrat.store import ledger
 from sahrat.store.log import Append
@@ -61,7 +62,7 @@ class Lifecycle(TableBase):
             if seat is None:
                 seat = free[0]
             elif not 0 <= seat < self.players:
-                raise TableError("no_such_seat", f"seat {seat} is not a seat at this table", 422)
+                raise TableError("no_such_seat", f"seat {seat} is not a seat at this table")
             elif seat not in free:
                 raise TableError("seat_taken", f"seat {seat} is taken")
             if self.options.coin_table and self.hub.settings.one_address_per_coin_table:
@@ -83,7 +84,7 @@ class Lifecycle(TableBase):
         level = level or self.options.bot_level
         async with self.lock:
             if user_id != self.creator_id:
-                raise TableError("not_creator", "only the table's creator can start it", 403)
+                raise TableError("not_creator", "only the table's creator can start it")
             if self.status != "waiting":
                 raise TableError("table_started", "the match has already started")
             if not self.bots_allowed:

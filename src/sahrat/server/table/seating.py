@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sahrat.server.addresses import network_key
-from sahrat.server.table.connection import TableError
+from sahrat.server.table.errors import TableError
 
 
 @dataclass

@@ -29,7 +29,8 @@ from sahrat.rules.errors import RuleError
 from sahrat.server import metrics
 from sahrat.server.table.base import DEDUPE_SIZE, Step, TableBase, as_datetime
 from sahrat.server.table.bot_turns import BotTurns
-from sahrat.server.table.connection import Connection, TableError, refusal
+from sahrat.server.table.connection import Connection, refusal
+from sahrat.server.table.errors import TableError
 from sahrat.server.table.lifecycle import Lifecycle
 from sahrat.server.table.pacing import ends_round
 from sahrat.server.table.presence import Presence

@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from sahrat.server.table.base import Step, TableBase, as_datetime
-from sahrat.server.table.connection import Connection, TableError
+from sahrat.server.table.connection import Connection
+from sahrat.server.table.errors import TableError
 from sahrat.server.table.pacing import RoundBreak, ends_round, new_break
 from sahrat.store.log import Append
 

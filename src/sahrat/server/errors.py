@@ -1,0 +1,58 @@
+"""Every refusal's code, and what each edge makes of it.
+
+A table, the hub and the cluster refuse an operation with a
+:class:`~sahrat.server.table.errors.TableError` that carries a code and a message,
+never a transport's status: the same refusal reaches a player as an HTTP error
+(``api/``), as a WebSocket close (``socket/``) or across processes (``cluster/``),
+and each edge reads its number here. A code missing from :data:`HTTP_STATUS` is a
+bug (``tests/test_error_codes.py`` reads every code raised in the server).
+"""
+
+from __future__ import annotations
+
+HTTP_STATUS: dict[str, int] = {
+    # 400: a request the server cannot read as an operation
+    "bad_operation": 400,
+    # 403: this account may not do this
+    "coin_table_needs_account": 403,
+    "coin_table_needs_matches": 403,
+    "not_creator": 403,
+    "suspended": 403,
+    # 404: nothing of that name (a private table a stranger may not see included)
+    "bad_invite": 404,
+    "no_such_player": 404,
+    "no_such_table": 404,
+    # 409: the table's state refuses it now
+    "already_seated": 409,
+    "match_in_progress": 409,
+    "no_bots_at_coin_tables": 409,
+    "not_enough_coins": 409,
+    "not_seated": 409,
+    "same_address": 409,
+    "seat_taken": 409,
+    "seats_taken": 409,
+    "table_finished": 409,
+    "table_full": 409,
+    "table_started": 409,
+    "too_many_tables": 409,
+    # 422: a well-formed request that names what does not exist
+    "no_such_seat": 422,
+    # 500: a bug, reported by another process of the cluster
+    "server_error": 500,
+    # 503: try again (the table moves between processes, or its process is stopping)
+    "unavailable": 503,
+}
+
+# A socket that cannot be opened: 4404 when there is nothing to open, otherwise 4503
+# ("reconnect": the table may be back, or served by another process, in a moment).
+SOCKET_CLOSE: dict[str, int] = {code: 4404 for code, status in HTTP_STATUS.items() if status == 404}
+
+
+def http_status(code: str) -> int:
+    """The HTTP status of a refusal with ``code``."""
+    return HTTP_STATUS.get(code, 409)
+
+
+def socket_close(code: str) -> int:
+    """The WebSocket close code for a socket refused with ``code``."""
+    return SOCKET_CLOSE.get(code, 4503)
