@@ -1,12 +1,13 @@
 # Two entry points: `make run` and `make test`. Each sets up its own
-# virtual environment in .venv and installs what it needs.
+# virtual environment in .venv and installs what it needs (`make test` also
+# TypeScript, from npm, for the check of the browser client: see jscheck).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test lint soak hardening bench clean
+.PHONY: run test lint jscheck soak hardening bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,11 +31,28 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
+# The browser client's JavaScript, type-checked as it is served (no build step):
+# TypeScript reads the JSDoc types in static/js (jsconfig.json). Node and npm are
+# needed for this check alone; `make run` and the server never use them. TypeScript is
+# installed, at the version tools/jscheck/package-lock.json pins, into
+# tools/jscheck/node_modules, and again only when its package files change (Node and
+# npm from apt when they are missing and this runs as root, as for Chromium).
+JSCHECK := tools/jscheck
+JSCHECK_STAMP := $(JSCHECK)/node_modules/.installed
+
+$(JSCHECK_STAMP): $(JSCHECK)/package.json $(JSCHECK)/package-lock.json
+	command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq nodejs npm; }
+	cd $(JSCHECK) && npm ci --silent --no-audit --no-fund
+	touch $(JSCHECK_STAMP)
+
+jscheck: $(JSCHECK_STAMP)
+	$(JSCHECK)/node_modules/.bin/tsc -p jsconfig.json
+
 # The browser tests run on their own: Playwright's sync API keeps an event loop
 # running in its process, which the asyncio-based tests must not share.
 # Whole files to a worker (a module's shared servers start once, on one worker); four
 # workers on two cores, since most server tests wait on timers and sockets, not the CPU.
-test: lint
+test: lint jscheck
 	$(BIN)/pytest -n 4 --dist loadfile -q -m "not browser"
 	$(BIN)/pytest -n 2 -q -m browser
 
@@ -57,4 +75,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_conquian.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(JSCHECK)/node_modules

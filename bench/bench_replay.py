@@ -53,7 +53,10 @@ def long_record(actions: int) -> dict[str, object]:
 
 def measure(length: int) -> dict[str, float]:
     """Run in a fresh process: replay a match of ``length`` actions as the route does."""
-    from sahrat.server.api import routes
+    try:  # the replay route's module: api/matches.py, once api/routes.py
+        from sahrat.server.api import matches as routes
+    except ImportError:
+        from sahrat.server.api import routes  # type: ignore[no-redef]
 
     record = json.loads(json.dumps(long_record(length)))  # as read from the database
     actions = len(record["actions"])

@@ -45,10 +45,12 @@ class InstantWriter:
 
 
 def services() -> Any:
-    settings = Settings(turn_seconds_override=3600, bot_delay_seconds=3600)
+    settings = Settings.model_validate(
+        {"SAHRAT_TURN_SECONDS_OVERRIDE": 3600, "SAHRAT_BOT_DELAY_SECONDS": 3600}
+    )
     return SimpleNamespace(
         settings=settings,
-        defaults=ServerDefaults(0, 0, 30),
+        defaults=ServerDefaults(0, 0, 30, 0),
         writer=InstantWriter(),
         names={},
         suspended=set(),
@@ -72,9 +74,10 @@ def new_table(host: Any, table_id: int, game: str, players: int, seed: str) -> T
         status="playing",
         seq=1,
         seats=list(range(1, players + 1)),
+        deadline=time.time() + 3600,
     )
-    table.state, table.seed, table.start_seq = table.engine.new_game(table.options, seed), seed, 1
-    table.deadline = time.time() + 3600
+    start = SimpleNamespace(kind="start", seq=1, data={"seed": seed}, seat=None, client_id=None)
+    table.restore([start])  # the match dealt from ``seed``, as a restart reads it back
     return table
 
 
@@ -92,13 +95,13 @@ async def play(game: str, players: int, tables: int, moves: int) -> tuple[int, f
     cpu = 0.0
     while played < moves:
         for table in made:
-            if table.state.over:
+            if table.match.state.over:
                 continue
-            if table.round_break is not None:  # everyone has read the summary
+            if table.pace.round_break is not None:  # everyone has read the summary
                 for user in range(1, players + 1):
                     table.continue_play(conns[(table.id, user)])
-            seat = table.engine.to_act(table.state)
-            view = table.engine.view(table.state, seat)
+            seat = table.engine.to_act(table.match.state)
+            view = table.engine.view(table.match.state, seat)
             action = dict(table.engine.action_to_json(bots[(table.id, seat)](view)))
             action.pop("seat", None)
             command = Command(type="command", cid=f"c{table.seq}", seq=table.seq, action=action)
@@ -114,7 +117,7 @@ async def play(game: str, players: int, tables: int, moves: int) -> tuple[int, f
                         text = conn.outbox.get_nowait()
                         if text is not None:
                             orjson.loads(text) if played % 1000 == 0 else None
-        if all(table.state.over for table in made):
+        if all(table.match.state.over for table in made):
             break
     for table in made:
         table.close()

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from sahrat.bots import conquian_bot, konkan_bot, simple_conquian, simple_konkan
+from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.bots.levels import LEVELS, bot_for
 from sahrat.rules import conquian, konkan
 from sahrat.rules.cards import parse_card, parse_cards
@@ -169,7 +170,7 @@ def test_does_not_feed_the_next_player_a_lay_off() -> None:
     assert action.card != parse_card("KC")
     assert konkan.check_action(state, action) is None
     # with nobody to feed, KC (no partner) is the card it lets go
-    alone = konkan_bot.Seat(konkan.view(state, 1))
+    alone = KonkanSeat(konkan.view(state, 1))
     alone.opened[0] = False
     found = konkan_bot.best_melds(alone.hand)
     choice = konkan_bot.choose_discard(alone, konkan_bot.Memory(), found)

@@ -24,8 +24,8 @@ CODE = r'"([a-z][a-z0-9_]*)"'
 ARG = r"(?:[^,()]|\(\))+,\s*"  # an argument: a name, an attribute, a bare call
 PATTERNS = [
     rf"TableError\(\s*{CODE}",  # a table's (or the hub's) refusal
-    rf"\b_error\(\s*{ARG}{CODE}",  # a REST error: status, code, message
-    rf"\b_throttle\(\s*{CODE}",  # a REST 429
+    rf"\bhttp_error\(\s*{ARG}{CODE}",  # a REST error: status, code, message
+    rf"\bcheck_limits\(\s*{CODE}",  # a REST 429
     rf"\brefusal\(\s*{ARG}{CODE}",  # a reply's error: cid, code, message
     rf"\brefuse\(\s*(?:{ARG}){{3}}{CODE}",  # conn, seq, cid, code
     rf"\berror_message\(\s*{ARG}{CODE}",  # a socket's error: seq, code, message
@@ -63,8 +63,8 @@ def test_the_scan_finds_the_codes_it_must() -> None:
     found = server_codes()
     for code in (
         "too_many_tables",  # TableError over lines
-        "bad_login",  # _error
-        "too_many_renames",  # _throttle
+        "bad_login",  # http_error
+        "too_many_renames",  # check_limits
         "stale",  # refusal
         "rate_limited",  # refuse
         "message_too_large",  # error_message over lines

@@ -1,4 +1,4 @@
-"""The signatures of the cluster's batches (``cluster_auth.py``): a batch is taken
+"""The signatures of the cluster's batches (``server/cluster/auth.py``): a batch is taken
 only from a holder of the secret, on the channel it was signed for, once, and while
 it is fresh; everything else is refused with its reason."""
 

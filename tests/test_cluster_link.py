@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from sahrat.server.cluster.cluster import MOVED, Link
+from sahrat.server.cluster.placement import MOVED, Link
 from sahrat.server.table.table import Connection
 
 

@@ -8,16 +8,17 @@ same seed, to decide on the re-dealt table: the decision must not change.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import random
 from typing import Any
 
 from sahrat.bots import expert
-from sahrat.bots.levels import suggest
 from sahrat.bots.simple_conquian import act as simple_conquian
 from sahrat.bots.simple_konkan import act as simple_konkan
 from sahrat.rules import conquian, konkan
 from sahrat.rules.options import ConquianOptions, KonkanOptions
+from sahrat.server.table.autoplay import suggest
 
 DECISIONS = 40  # expert decisions checked per game
 
@@ -148,15 +149,16 @@ def test_fast_deal_follows_the_engine() -> None:
             assert deal.stock == [conquian.card_index(c) for c in state.stock]
 
 
-def test_a_hint_is_the_expert_move_without_a_seat() -> None:
+def test_a_hint_is_a_fresh_experts_legal_move() -> None:
+    """The table's one way to a hint (``autoplay.suggest``): a fresh bot of the hint
+    level decides from the seat's view; the same view gets the same hint."""
     state = konkan.new_game(KonkanOptions(), "hint")
     seat = konkan.to_act(state)
     view = konkan.view(state, seat)
-    hint = suggest("konkan", view)
-    assert "seat" not in hint and hint == suggest("konkan", view)
-    assert konkan.check_action(state, konkan.action_from_json({**hint, "seat": seat})) is None
+    hint = asyncio.run(suggest("konkan", "expert", view))
+    assert hint == asyncio.run(suggest("konkan", "expert", view))
+    assert hint.seat == seat and konkan.check_action(state, hint) is None
     cstate = conquian.new_game(ConquianOptions(), "hint")
     cseat = conquian.to_act(cstate)
-    chint = suggest("conquian", conquian.view(cstate, cseat))
-    action = conquian.action_from_json({**chint, "seat": cseat})
-    assert conquian.check_action(cstate, action) is None
+    chint = asyncio.run(suggest("conquian", "expert", conquian.view(cstate, cseat)))
+    assert chint.seat == cseat and conquian.check_action(cstate, chint) is None

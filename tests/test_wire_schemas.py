@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 from typing import Any, cast
 
 import orjson
@@ -37,8 +37,9 @@ from sahrat.rules.cards import conquian_deck, konkan_deck, parse_cards
 from sahrat.rules.events import Event
 from sahrat.rules.options import KonkanOptions
 from sahrat.rules.record import GameRecord, engine_for, options_for, start
-from sahrat.server.socket.dispatch import error_message
-from sahrat.server.table.table import Connection, Step, Table, refusal
+from sahrat.server.table import Connection, Table
+from sahrat.server.table.protocol import Command, error_message
+from table.fakes import Entry, FakeServices, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "docs" / "schemas"
@@ -343,6 +344,8 @@ def konkan_view() -> dict[str, Any]:
     [
         (lambda v: v.update(extra=1), "an extra field"),
         (lambda v: v.pop("stock_count"), "a missing field"),
+        (lambda v: v.pop("opening_target"), "a view without its opening target"),
+        (lambda v: v.update(opening_target=None), "an opening target that is no number"),
         (lambda v: v.update(turn="1"), "a seat as text"),
         (lambda v: v.update(round_commitment="abc"), "a commitment that is no SHA-256"),
         (lambda v: v["hand"].append("1X"), "a card that is none"),
@@ -381,14 +384,18 @@ def test_a_changed_event_is_refused() -> None:
 # --- 4. the server's messages fit the typed envelopes ------------------------------------------
 
 
-def stub_hub() -> Any:
-    return SimpleNamespace(names={1: "amal", 2: "badr", 3: "dana", 4: "fahd"}, suspended=set())
+def stub_services() -> FakeServices:
+    """The process around a table, in memory (no database): the names it shows."""
+    return FakeServices(
+        settings=settings(hint_level="simple"),
+        names={1: "amal", 2: "badr", 3: "dana", 4: "fahd"},
+    )
 
 
 def drain(conn: Connection) -> Iterator[dict[str, Any]]:
     while not conn.outbox.empty():
         text = conn.outbox.get_nowait()
-        if text is not None:
+        if isinstance(text, str):
             yield orjson.loads(text)
 
 
@@ -396,16 +403,17 @@ def drain(conn: Connection) -> Iterator[dict[str, Any]]:
     ("game", "seed"), [("konkan", "wire-s1"), ("konkan71", "wire-s2"), ("conquian", "wire-s3")]
 )
 def test_the_servers_messages_fit_the_typed_envelopes(game: str, seed: str) -> None:
-    """A table of the server (no sockets, no database) builds its snapshots, updates,
-    resumes and table messages from a match played by bots; each one, for each seat
-    and a spectator, fits ``<Game>ServerMessage.json``."""
+    """A table of the server (no sockets, no database) plays the match dealt from
+    ``seed`` through its commands, its players' moves chosen by bots; every message it
+    sends (snapshots, updates, replies, breaks, a resume, table messages, a reaction, a
+    hint), for each seat and a spectator, fits ``<Game>ServerMessage.json``."""
     name = f"{kind(game)}ServerMessage"
 
     async def run() -> list[dict[str, Any]]:
         options = options_for(game, {"players": 3} if game != "conquian" else {})
         players = int(options.players)
         table = Table(
-            stub_hub(),
+            stub_services(),  # type: ignore[arg-type]
             table_id=7,
             game=game,
             options=options.to_json(),
@@ -415,53 +423,41 @@ def test_the_servers_messages_fit_the_typed_envelopes(game: str, seed: str) -> N
             status="playing",
             seq=1,
             seats=list(range(1, players + 1)),
+            deadline=time.time() + 30,
         )
+        table.restore([Entry(1, "start", {"seed": seed})])  # the match of that deal
         engine = table.engine
-        table.state, table.seed, table.start_seq = engine.new_game(table.options, seed), seed, 1
-        table.deadline = time.time() + 30
         watchers = [Connection(user_id=user) for user in [*range(1, players + 1), 99]]
         for conn in watchers:
             table.connect(conn, None)
         bots = [bot_for(game, "simple") for _ in range(players)]
         sent: list[dict[str, Any]] = []
-        while not table.state.over:
-            seat = engine.to_act(table.state)
-            action = bots[seat](engine.view(table.state, seat))
-            state, events = engine.apply(table.state, action)
-            step = Step(table.seq + 1, engine.action_to_json(action), events, "bot", seat, None)
-            table.state, table.seq = state, step.seq
-            table.recent.append(step)
-            for conn in watchers:
-                conn.send(table._message("update", table._update_for(step, conn.seat)))
+        moves = 0
+        while not table.match.state.over:
+            if table.pace.round_break is not None:  # everyone has read the summary
+                for conn in watchers[:players]:
+                    table.continue_play(conn)
+            state = table.match.state
+            seat = engine.to_act(state)
+            if moves == 0:
+                await table.hint(watchers[seat])  # the bot's suggestion for that turn
+                stale = Command(type="command", cid="c-stale", seq=0, action={"type": "pass"})
+                await table.command(watchers[seat], stale)  # refused with a snapshot
+            action = dict(engine.action_to_json(bots[seat](engine.view(state, seat))))
+            action.pop("seat")
+            command = Command(type="command", cid=f"c{moves}", seq=table.seq, action=action)
+            await table.command(watchers[seat], command)
+            moves += 1
             sent += [m for conn in watchers for m in drain(conn)]
         late = [Connection(user_id=user) for user in (1, 99)]
         for conn, since in zip(late, (table.seq - 5, table.seq - 3), strict=True):
             table.connect(conn, since)  # a resume with the missed updates
-        table.round_break = table._new_break()  # the break a round's end starts
-        assert table.round_break is not None
-        table._send_break()
         table.react(late[0], "good_game")
-        late[0].send(
-            {
-                "type": "reply",
-                "seq": table.seq,
-                "payload": refusal("c-1", "stale", "x") | {"snapshot": table.snapshot(late[0])},
-            }
-        )
-        late[0].send({"type": "reply", "seq": table.seq, "payload": {"cid": "c-2", "ok": True}})
         late[0].send(error_message(table.seq, "bad_json", "not JSON"))
-        late[0].send(
-            {
-                "type": "hint",
-                "seq": table.seq,
-                "payload": {
-                    "action": {"type": "refuse"} if game == "conquian" else {"type": "draw"}
-                },
-            }
-        )
         late[0].send({"type": "pong", "seq": table.seq, "payload": {}})
         for conn in [*watchers, *late]:
             sent += list(drain(conn))
+        table.close()
         return sent
 
     sent = asyncio.run(run())
@@ -480,6 +476,8 @@ def test_the_servers_messages_fit_the_typed_envelopes(game: str, seed: str) -> N
     }
     resumes = [m for m in sent if m["type"] == "resume"]
     assert resumes and all(m["payload"]["missed"] for m in resumes)
+    replies = [m["payload"] for m in sent if m["type"] == "reply"]
+    assert any(reply.get("snapshot") for reply in replies)  # the stale command's
     wrong = [
         f"{m['type']} seq {m['seq']}: {p}"
         for m in sent
@@ -518,7 +516,7 @@ def test_the_protocol_doc_names_every_code_event_field_and_message() -> None:
         r'return "([a-z_]+)", "',
         r'TableError\(\s*"([a-z_]+)"',
     ]
-    for path in sorted((ROOT / "src" / "sahrat" / "server").glob("*.py")):
+    for path in sorted((ROOT / "src" / "sahrat" / "server").rglob("*.py")):
         source = path.read_text(encoding="utf-8")
         for pattern in patterns:
             names |= set(re.findall(pattern, source))

@@ -27,6 +27,7 @@ from sahrat.bots.levels import GAMES, LEVELS, bot_for
 from sahrat.rules import conquian, konkan
 from sahrat.rules.errors import RuleError
 from sahrat.rules.options import ConquianOptions, KonkanOptions
+from sahrat.rules.record import engine_for
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 
@@ -64,10 +65,6 @@ class MatchResult:
     cpu_times: list[list[float]]  # the process's CPU time: other processes do not count
 
 
-def _engine(game: str) -> Any:
-    return conquian if game == "conquian" else konkan
-
-
 def _new_match(game: str, players: int, seed: str) -> Any:
     if game == "conquian":
         return conquian.new_game(ConquianOptions(), seed)
@@ -87,11 +84,12 @@ def seating(seats: Sequence[str], index: int) -> list[str]:
 
 def _holds_konkan(state: Any, seat: int) -> bool:
     """A committed Konkan seat at its play step with a Konkan in hand (a 15-card hand)."""
-    from sahrat.bots.simple_konkan import KonkanView, _going_out
+    from sahrat.bots.konkan_view import KonkanSeat
+    from sahrat.bots.simple_konkan import _going_out
 
     if not state.committed[seat] or state.phase is not konkan.Phase.PLAY:
         return False
-    me = KonkanView(konkan.view(state, seat, history=True))
+    me = KonkanSeat(konkan.view(state, seat, history=True))
     return _going_out(me, me.hand, konkan_only=True) is not None
 
 
@@ -110,12 +108,13 @@ def play_out(game: str, state: Any, players: Sequence[Callable[[dict[str, Any]],
     """Play ``state`` to the end; every seat decides from ``engine.view(state, seat)`` only.
     A refused or crashing move counts as an illegal proposal and the turn timer's move is
     played instead."""
-    engine = _engine(game)
+    engine = engine_for(game)
     seats = len(players)
     played = Played(state, [0] * seats, [[] for _ in range(seats)], [0] * seats)
     played.cpu_times = [[] for _ in range(seats)]
     while not state.over:
         seat = engine.to_act(state)
+        assert seat is not None  # someone is to act until the match is over
         view = engine.view(state, seat)
         check_konkan = game != "conquian" and _holds_konkan(state, seat)
         started, cpu_started = time.perf_counter(), time.process_time()

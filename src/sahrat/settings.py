@@ -393,7 +393,7 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _a_cluster_has_a_secret(self) -> Settings:
         """A cluster's processes take only messages signed with the shared secret
-        (server/cluster_auth.py): without one, anyone who can write to Redis could
+        (server/cluster/auth.py): without one, anyone who can write to Redis could
         play as any player, so a process does not start in a cluster without it."""
         if self.redis_url:
             secret = self.cluster_secret.get_secret_value() if self.cluster_secret else ""

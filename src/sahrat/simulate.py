@@ -8,9 +8,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
+from sahrat.rules.engine import Engine
 from sahrat.rules.errors import RuleError
 from sahrat.rules.record import GameRecord, engine_for, options_for, record_of, replay
 
@@ -41,7 +41,7 @@ def _strings(data: Any, skip: frozenset[str]) -> Iterator[str]:
 _NOT_CARDS = frozenset({"joker_for", "scores", "options", "type", "phase", "game", "finish"})
 
 
-def view_leaks(engine: ModuleType, state: Any, seat: int | None) -> list[str]:
+def view_leaks(engine: Engine, state: Any, seat: int | None) -> list[str]:
     """Cards a view shows that its viewer must not see: another hand, the stock, dead cards."""
     secret: set[str] = set()
     for other in range(state.players):
@@ -120,7 +120,7 @@ def play_match(
     return report
 
 
-def _check(engine: ModuleType, state: Any) -> list[str]:
+def _check(engine: Engine, state: Any) -> list[str]:
     problems = list(engine.check_invariants(state))
     seat = engine.to_act(state)
     if not state.over and seat is None:
@@ -133,7 +133,7 @@ def _check(engine: ModuleType, state: Any) -> list[str]:
 
 
 def _check_replay(
-    game: str, engine: ModuleType, state0: Any, actions: list[Any], final: Any
+    game: str, engine: Engine, state0: Any, actions: list[Any], final: Any
 ) -> list[str]:
     record = record_of(game, state0, actions)
     again = replay(GameRecord.from_json(record.to_json()))

@@ -303,6 +303,13 @@ class KonkanView(TypedDict):
     last_opening: Annotated[
         Count, Field(description="the value of the last opening laid this round (0: none)")
     ]
+    opening_target: Annotated[
+        Count,
+        Field(
+            description="the total a first lay-down must reach now: options.threshold, "
+            "or with options.escalating_opening at least last_opening + 1"
+        ),
+    ]
     totals: Annotated[list[int], Field(description="each seat's total over the finished rounds")]
     match_over: bool
     winner: Annotated[

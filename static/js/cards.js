@@ -19,12 +19,29 @@ export function parse(text) {
   return { id: text, face, joker: false, rank: face.slice(0, -1), suit: face.slice(-1) };
 }
 
+/**
+ * How a card is drawn: small, selected, a button (with `onclick`) or a picture.
+ * @typedef {object} CardOptions
+ * @property {boolean} [small]
+ * @property {boolean} [selected]
+ * @property {(event: MouseEvent) => void} [onclick]
+ * @property {any} [extra]  drawn inside the card, after its face
+ * @property {string} [tag]  the element: a button with `onclick`, else a span
+ * @property {string} [extraClass]
+ * @property {string} [key]  a vnode's key (cardV: the card's id)
+ */
+
 /** A card element; `data-card` carries the exact id (tests and clicks use it). */
-export function cardEl(text, opts = {}) { return makeCard(h, text, opts); }
+export function cardEl(/** @type {string} */ text, /** @type {CardOptions} */ opts = {}) { return makeCard(h, text, opts); }
 
 /** The same card as a vnode for a patched view, keyed by its id: redrawn, it stays the same element. */
-export function cardV(text, opts = {}) { return makeCard(v, text, { ...opts, key: text }); }
+export function cardV(/** @type {string} */ text, /** @type {CardOptions} */ opts = {}) { return makeCard(v, text, { ...opts, key: text }); }
 
+/**
+ * @param {(tag: string, attrs?: any, ...children: any[]) => any} make  dom.js's `h` or view.js's `v`
+ * @param {string} text
+ * @param {CardOptions} options
+ */
 function makeCard(make, text, { small = false, selected = false, onclick, extra, tag = onclick ? "button" : "span", extraClass = "", key } = {}) {
   const c = parse(text);
   const cls = ["card", small ? "small" : "", selected ? "selected" : "", c.joker ? "joker" : `s${c.suit}`, extraClass]
@@ -73,6 +90,9 @@ function faceValue(pos, aceValue) {
  * the opening threshold. Returns {ok, kind, value, jokerFor} or {ok:false, why}.
  * A joker extending a run goes below when it is listed first, above otherwise
  * (the engine's rule, so the total shown here matches the server's).
+ * @param {string[]} cards
+ * @param {string} [aceValue]
+ * @returns {{ ok: true, kind: "set" | "run", value: number, jokerFor: string[] } | { ok: false, why: string }}
  */
 export function konkanMeld(cards, aceValue = "always_11") {
   const parsed = cards.map(parse);

@@ -2,115 +2,161 @@
 // the force question, the discard, and the take editor. A take sends my WHOLE
 // new arrangement, so the editor starts from my melds plus the face-up card and
 // lets me move cards between groups and add hand cards.
-// `h` here is dom.js's `v`: these views are patched in place (Preact), not rebuilt.
-import { v as h, vicon } from "./view.js";
+// A game module: `render`, `sheet` and `summary`, as the table asks of each game
+// (GameModule in table/ctrl.js). Its views are vnodes (view.js's `v`), patched in place.
+import { v, vicon } from "./view.js";
 import { t } from "./i18n.js";
 import { cardV, conquianMeldOk, conquianSort, label } from "./cards.js";
-import { noteCommitment } from "./fairness.js";
-import { fairOf, hintLine } from "./konkan.js";
+import { fairnessOf, noteCommitment } from "./fairness.js";
 import { subject } from "./describe.js";
+import { hintLine, errorLine } from "./table/view.js";
 
-export function renderConquian(ctx) {
-  const { st } = ctx;
-  const v = st.view;
-  noteCommitment(st);
-  const me = st.seat;
+/** @typedef {import("./table/ctrl.js").TableCtrl} TableCtrl */
+/** @typedef {import("./table/ctrl.js").NameOf} NameOf */
+/** @typedef {import("./table/protocol.js").GameEvent} GameEvent */
+/** @typedef {import("./table/protocol.js").Action} Action */
+
+/**
+ * The Conquian view of one seat (docs/schemas/ConquianView.json).
+ * @typedef {object} ConquianView
+ * @property {"conquian"} game
+ * @property {number | null} viewer
+ * @property {number} deal
+ * @property {number | null} turn
+ * @property {"choose" | "turned_up" | "force" | "forced" | "discard" | "over"} phase
+ * @property {number[]} hand_counts
+ * @property {string[][][]} melds  per seat, its melds, each a list of cards
+ * @property {string | null} face_up
+ * @property {number | null} face_up_from
+ * @property {string | null} face_up_how  discarded, passed or turned_up
+ * @property {number} stock_count
+ * @property {number} dead_count
+ * @property {number[]} points
+ * @property {boolean} match_over
+ * @property {number | null} winner
+ * @property {string | null} round_commitment
+ * @property {string[]} [hand]  absent for a spectator
+ * @property {Action[]} [simple_actions]
+ * @property {{ about: number, after: "refuse" | "pass" }} [question]  only in the force phase
+ * @property {{ deal: number, winner: number | null, finish: string, points: number }[]} results
+ * @property {{ wins_needed: number, [option: string]: any }} options
+ *
+ * The take editor: my whole arrangement after the take, being made.
+ * @typedef {{ groups: string[][], selected: string[] }} TakeEditor
+ *
+ * This module's state at the table (TableCtrl.ui).
+ * @typedef {object} ConquianUi
+ * @property {string[]} selected
+ * @property {TakeEditor | null} [editor]
+ */
+
+/** The middle of a Conquian table. */
+export function render(/** @type {TableCtrl} */ ctrl) {
+  const vw = /** @type {ConquianView} */ (ctrl.view);
+  noteCommitment(ctrl);
+  const me = ctrl.seat;
   const other = me === null ? null : 1 - me;
-  const ui = st.ui;
+  const ui = /** @type {ConquianUi} */ (ctrl.ui);
   ui.selected ??= [];
-  const hand = v.hand || [];
+  const hand = vw.hand || [];
   ui.selected = ui.selected.filter((c) => hand.includes(c));
-  const myTurn = me !== null && v.turn === me && !v.match_over;
-  if (!myTurn || !["choose", "turned_up", "forced"].includes(v.phase)) ui.editor = null;
+  const myTurn = me !== null && vw.turn === me && !vw.match_over;
+  if (!myTurn || !["choose", "turned_up", "forced"].includes(vw.phase)) ui.editor = null;
 
-  const meldsOf = (seat) => h("div.meld-row", { dataset: { owner: seat } },
-    v.melds[seat].length ? v.melds[seat].map((m) => h("div.table-meld", { key: m.join() }, m.map((c) => cardV(c, { small: true }))))
-      : h("span.muted", t("conquian.no_melds")));
+  const meldsOf = (seat) => v("div.meld-row", { dataset: { owner: seat } },
+    vw.melds[seat].length ? vw.melds[seat].map((m) => v("div.table-meld", { key: m.join() }, m.map((c) => cardV(c, { small: true }))))
+      : v("span.muted", t("conquian.no_melds")));
 
-  const faceUp = h("section.piles",
-    h("div.pile", { id: "stock" }, h("div.card.back", h("span.count", v.stock_count)),
-      h("span.pile-label", t("konkan.stock"), " · ", v.stock_count)),
-    h("div.pile", { id: "face-up" },
-      v.face_up ? cardV(v.face_up) : h("div.card.empty", "—"),
-      h("span.pile-label", v.face_up ? t(`conquian.how_${v.face_up_how}`, subject(ctx.nameOf, v.face_up_from)) : t("conquian.no_face_up"))),
-    h("div.pile", h("div.card.back.dead", h("span.count", v.dead_count)), h("span.pile-label", t("conquian.dead"), " · ", v.dead_count)),
+  const faceUp = v("section.piles",
+    v("div.pile", { id: "stock" }, v("div.card.back", v("span.count", vw.stock_count)),
+      v("span.pile-label", t("konkan.stock"), " · ", vw.stock_count)),
+    v("div.pile", { id: "face-up" },
+      vw.face_up ? cardV(vw.face_up) : v("div.card.empty", "—"),
+      v("span.pile-label", vw.face_up ? t(`conquian.how_${vw.face_up_how}`, subject(ctrl.nameOf, vw.face_up_from)) : t("conquian.no_face_up"))),
+    v("div.pile", v("div.card.back.dead", v("span.count", vw.dead_count)), v("span.pile-label", t("conquian.dead"), " · ", vw.dead_count)),
   );
 
   const parts = [];
   const seats = me === null ? [0, 1] : [other, me];
-  parts.push(h("section.melds", { id: "table-melds" },
-    seats.map((s) => h("div.meld-group", { key: s }, h("span.owner", ctx.nameOf(s)), meldsOf(s)))));
+  parts.push(v("section.melds", { id: "table-melds" },
+    seats.map((s) => v("div.meld-group", { key: s }, v("span.owner", ctrl.nameOf(s)), meldsOf(s)))));
   parts.push(faceUp);
-  if (me === null) { parts.push(h("p.muted", t("table.watching"))); return h("div.conquian", parts); }
-  if (ui.editor) parts.push(editor(ctx, ui, v));
-  else parts.push(controls(ctx, ui, v, myTurn), handRow(ctx, ui, hand, v.phase === "discard" && myTurn));
-  return h("div.conquian", parts);
+  if (me === null) { parts.push(v("p.muted", t("table.watching"))); return v("div.conquian", parts); }
+  if (ui.editor) parts.push(editor(ctrl, ui, ui.editor, vw));
+  else parts.push(controls(ctrl, ui, vw, myTurn), handRow(ctrl, ui, hand, vw.phase === "discard" && myTurn));
+  return v("div.conquian", parts);
 }
 
-function controls(ctx, ui, v, myTurn) {
-  const { send } = ctx;
-  const simple = new Set((v.simple_actions || []).map((a) => a.type));
+/** @param {TableCtrl} ctrl @param {ConquianUi} ui @param {ConquianView} vw @param {boolean} myTurn */
+function controls(ctrl, ui, vw, myTurn) {
+  const simple = new Set((vw.simple_actions || []).map((a) => a.type));
   const act = async (action) => {
-    const reply = await send(action);
-    if (reply.ok) { ui.selected = []; ctx.redraw(); }
+    const reply = await ctrl.send(action);
+    if (reply.ok) { ui.selected = []; ctrl.redraw(); }
   };
   const buttons = [];
-  const btn = (id, text, onclick, opts = {}) => buttons.push(h(`button${opts.primary ? ".primary" : ""}`, { type: "button", id, onclick, disabled: opts.disabled }, text));
+  const btn = (id, text, onclick, opts = {}) => buttons.push(v(`button${opts.primary ? ".primary" : ""}`, { type: "button", id, onclick, disabled: opts.disabled }, text));
   let line;
-  if (v.match_over) line = t("table.match_over");
-  else if (!myTurn) line = t("table.their_turn", { who: ctx.nameOf(v.turn) });
-  else if (v.phase === "force") {
-    line = t(`conquian.force_question_${v.question.after}`, { who: ctx.nameOf(v.question.about) });
+  if (vw.match_over) line = t("table.match_over");
+  else if (!myTurn) line = t("table.their_turn", { who: ctrl.nameOf(vw.turn) });
+  else if (vw.phase === "force") {
+    const question = /** @type {{ about: number, after: string }} */ (vw.question);  // sent in this phase
+    line = t(`conquian.force_question_${question.after}`, { who: ctrl.nameOf(question.about) });
     btn("force", t("conquian.force"), () => act({ type: "force" }), { primary: true });
     btn("decline-force", t("conquian.decline_force"), () => act({ type: "decline_force" }));
-  } else if (v.phase === "discard") {
+  } else if (vw.phase === "discard") {
     line = t("conquian.pick_discard");
     btn("discard", t("konkan.discard"), () => act({ type: "discard", card: ui.selected[0] }), { primary: true, disabled: ui.selected.length !== 1 });
   } else {
-    line = t(v.phase === "forced" ? "conquian.you_are_forced" : v.phase === "turned_up" ? "conquian.your_turn_turned_up" : "conquian.your_turn");
-    btn("take", t("conquian.take"), () => { ui.editor = startEditor(v); ctx.redraw(); }, { primary: true });
+    line = t(vw.phase === "forced" ? "conquian.you_are_forced" : vw.phase === "turned_up" ? "conquian.your_turn_turned_up" : "conquian.your_turn");
+    btn("take", t("conquian.take"), () => { ui.editor = startEditor(vw); ctrl.redraw(); }, { primary: true });
     if (simple.has("refuse")) btn("refuse", t("conquian.refuse"), () => act({ type: "refuse" }));
     if (simple.has("pass")) btn("pass", t("conquian.pass"), () => act({ type: "pass" }));
   }
-  if (myTurn && ctx.askHint) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctx.askHint());
-  return h("section.controls",
-    h("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, line),
-    h("div.row.actions", buttons),
-    myTurn ? hintLine(ctx.st) : null,
-    h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
+  if (myTurn && ctrl.mayAskHint()) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctrl.askHint());
+  return v("section.controls",
+    v("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, line),
+    v("div.row.actions", buttons),
+    myTurn ? hintLine(ctrl) : null,
+    errorLine(ctrl));
 }
 
-function handRow(ctx, ui, hand, selectable) {
-  return h("section.hand-area",
-    h("div.row.hand-tools", h("span.muted", t("konkan.my_hand", { n: hand.length }))),
-    h("div.hand", { id: "hand" }, hand.map((c) => cardV(c, {
+/** @param {TableCtrl} ctrl @param {ConquianUi} ui @param {string[]} hand @param {boolean} selectable */
+function handRow(ctrl, ui, hand, selectable) {
+  return v("section.hand-area",
+    v("div.row.hand-tools", v("span.muted", t("konkan.my_hand", { n: hand.length }))),
+    v("div.hand", { id: "hand" }, hand.map((c) => cardV(c, {
       selected: ui.selected.includes(c),
       onclick: () => {
         if (!selectable) return;
         ui.selected = ui.selected[0] === c ? [] : [c];
-        ctx.redraw();
+        ctrl.redraw();
       },
     }))));
 }
 
 // --- the take editor --------------------------------------------------------------------
 
-function startEditor(v) {
-  const groups = v.melds[v.viewer].map((m) => [...m]);
+/** @param {ConquianView} vw @returns {TakeEditor} */
+function startEditor(vw) {
+  // A take is my seat's, of the face-up card: both are there.
+  const card = /** @type {string} */ (vw.face_up);
+  const groups = vw.melds[/** @type {number} */ (vw.viewer)].map((m) => [...m]);
   // Put the face-up card where it fits by itself, else in a new group of its own.
-  const fit = groups.find((g) => conquianMeldOk([...g, v.face_up]));
-  if (fit) fit.push(v.face_up); else groups.push([v.face_up]);
+  const fit = groups.find((g) => conquianMeldOk([...g, card]));
+  if (fit) fit.push(card); else groups.push([card]);
   return { groups, selected: [] };
 }
 
-function editor(ctx, ui, v) {
-  const ed = ui.editor;
-  const hand = (v.hand || []).filter((c) => !ed.groups.some((g) => g.includes(c)));
-  const fromHand = new Set(v.hand || []);
+/** @param {TableCtrl} ctrl @param {ConquianUi} ui @param {TakeEditor} ed @param {ConquianView} vw */
+function editor(ctrl, ui, ed, vw) {
+  const card = /** @type {string} */ (vw.face_up);  // the card the take is of
+  const hand = (vw.hand || []).filter((c) => !ed.groups.some((g) => g.includes(c)));
+  const fromHand = new Set(vw.hand || []);
   const toggle = (c) => {
     const i = ed.selected.indexOf(c);
     if (i >= 0) ed.selected.splice(i, 1); else ed.selected.push(c);
-    ctx.redraw();
+    ctrl.redraw();
   };
   const take = (cards) => { for (const g of ed.groups) for (const c of cards) { const i = g.indexOf(c); if (i >= 0) g.splice(i, 1); } };
   const moveTo = (index) => {
@@ -119,57 +165,59 @@ function editor(ctx, ui, v) {
     if (index === null) ed.groups.push([...cards]); else ed.groups[index].push(...cards);
     ed.groups = ed.groups.filter((g) => g.length);
     ed.selected = [];
-    ctx.redraw();
+    ctrl.redraw();
   };
-  const valid = ed.groups.every(conquianMeldOk) && ed.groups.some((g) => g.includes(v.face_up));
+  const valid = ed.groups.every(conquianMeldOk) && ed.groups.some((g) => g.includes(card));
   const laid = ed.groups.flat().length;
-  return h("section.editor", { id: "take-editor" },
-    h("h3", t("conquian.arrange", { card: label(v.face_up) })),
-    h("p.muted", t("conquian.arrange_help")),
-    h("div.groups", ed.groups.map((g, i) => h("div", { key: i, class: `group ${conquianMeldOk(g) ? "ok" : "bad"}`, dataset: { group: i } },
-      h("div.group-cards", conquianSort(g).map((c) => cardV(c, { small: true, selected: ed.selected.includes(c), onclick: () => toggle(c) }))),
-      h("button.link", { type: "button", class: "move-here", disabled: !ed.selected.length, onclick: () => moveTo(i) }, t("conquian.move_here")),
-      conquianMeldOk(g) ? null : h("span.bad", t("conquian.not_a_meld"))))),
-    h("div.row",
-      h("button", { type: "button", id: "new-group", disabled: !ed.selected.length, onclick: () => moveTo(null) }, t("conquian.new_group")),
-      h("button", {
+  return v("section.editor", { id: "take-editor" },
+    v("h3", t("conquian.arrange", { card: label(card) })),
+    v("p.muted", t("conquian.arrange_help")),
+    v("div.groups", ed.groups.map((g, i) => v("div", { key: i, class: `group ${conquianMeldOk(g) ? "ok" : "bad"}`, dataset: { group: i } },
+      v("div.group-cards", conquianSort(g).map((c) => cardV(c, { small: true, selected: ed.selected.includes(c), onclick: () => toggle(c) }))),
+      v("button.link", { type: "button", class: "move-here", disabled: !ed.selected.length, onclick: () => moveTo(i) }, t("conquian.move_here")),
+      conquianMeldOk(g) ? null : v("span.bad", t("conquian.not_a_meld"))))),
+    v("div.row",
+      v("button", { type: "button", id: "new-group", disabled: !ed.selected.length, onclick: () => moveTo(null) }, t("conquian.new_group")),
+      v("button", {
         type: "button", id: "to-hand",
         // Open cards never go back to the hand: only cards that came from it may.
         disabled: !ed.selected.length || !ed.selected.every((c) => fromHand.has(c)),
-        onclick: () => { take(ed.selected); ed.groups = ed.groups.filter((g) => g.length); ed.selected = []; ctx.redraw(); },
+        onclick: () => { take(ed.selected); ed.groups = ed.groups.filter((g) => g.length); ed.selected = []; ctrl.redraw(); },
       }, t("conquian.back_to_hand"))),
-    h("div.hand", { id: "editor-hand" }, hand.map((c) => cardV(c, { selected: ed.selected.includes(c), onclick: () => toggle(c) }))),
-    h("p", { id: "laid-count", class: laid === 11 ? "ok" : "" }, t("conquian.laid_count", { n: laid })),
-    h("div.row.actions",
-      h("button.primary", {
+    v("div.hand", { id: "editor-hand" }, hand.map((c) => cardV(c, { selected: ed.selected.includes(c), onclick: () => toggle(c) }))),
+    v("p", { id: "laid-count", class: laid === 11 ? "ok" : "" }, t("conquian.laid_count", { n: laid })),
+    v("div.row.actions",
+      v("button.primary", {
         type: "button", id: "confirm-take", disabled: !valid,
         onclick: async () => {
-          const reply = await ctx.send({ type: "take", melds: ed.groups.map(conquianSort) });
-          if (reply.ok) { ui.editor = null; ctx.redraw(); }
+          const reply = await ctrl.send({ type: "take", melds: ed.groups.map(conquianSort) });
+          if (reply.ok) { ui.editor = null; ctrl.redraw(); }
         },
       }, t("conquian.confirm_take")),
-      h("button", { type: "button", id: "cancel-take", onclick: () => { ui.editor = null; ctx.redraw(); } }, t("conquian.cancel"))),
-    h("p.error-line", { id: "last-error", role: "status" }, ctx.st.lastError || ""));
+      v("button", { type: "button", id: "cancel-take", onclick: () => { ui.editor = null; ctrl.redraw(); } }, t("conquian.cancel"))),
+    errorLine(ctrl));
 }
 
 // --- score sheet and deal summary ---------------------------------------------------------
 
-export function conquianSheet(v, nameOf) {
-  return h("table.sheet",
-    h("thead", h("tr", h("th", t("sheet.deal")), h("th", t("sheet.winner")), h("th", t("sheet.points")))),
-    h("tbody", v.results.map((r) => h("tr", h("td", h("bdi", r.deal)),
-      h("td", r.finish === "draw" ? t("finish.draw") : nameOf(r.winner)), h("td", h("bdi", r.points)))),
-    v.results.length ? null : h("tr", h("td", { colspan: 3 }, t("sheet.empty")))),
-    h("tfoot", h("tr", h("th", t("sheet.total")), h("th", { colspan: 2 },
-      scores(v.points, nameOf), " ", t("conquian.of_needed", { n: v.options.wins_needed })))));
+/** The score sheet: each finished deal's winner and points, and the points so far. */
+export function sheet(/** @type {ConquianView} */ vw, /** @type {NameOf} */ nameOf) {
+  return v("table.sheet",
+    v("thead", v("tr", v("th", t("sheet.deal")), v("th", t("sheet.winner")), v("th", t("sheet.points")))),
+    v("tbody", vw.results.map((r) => v("tr", v("td", v("bdi", r.deal)),
+      v("td", r.finish === "draw" ? t("finish.draw") : nameOf(r.winner)), v("td", v("bdi", r.points)))),
+    vw.results.length ? null : v("tr", v("td", { colspan: 3 }, t("sheet.empty")))),
+    v("tfoot", v("tr", v("th", t("sheet.total")), v("th", { colspan: 2 },
+      scores(vw.points, nameOf), " ", t("conquian.of_needed", { n: vw.options.wins_needed })))));
 }
 
 // "name: 2 · name: 1", each number isolated so it reads the same in Arabic.
-const scores = (list, nameOf) => list.map((p, s) => [s ? " · " : "", `${nameOf(s)}: `, h("bdi", p)]);
+const scores = (/** @type {number[]} */ list, /** @type {NameOf} */ nameOf) => list.map((p, s) => [s ? " · " : "", `${nameOf(s)}: `, v("bdi", p)]);
 
-export function conquianSummary(ev, nameOf) {
-  return h("div.summary",
-    h("p.lead", ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", subject(nameOf, ev.winner))),
-    ev.totals ? h("p", scores(ev.totals, nameOf)) : null,
-    fairOf(ev));
+/** A deal's end: who won it (or a draw), the points so far, the fairness check. */
+export function summary(/** @type {GameEvent} */ ev, /** @type {ConquianView} */ vw, /** @type {NameOf} */ nameOf) {
+  return v("div.summary",
+    v("p.lead", ev.finish === "draw" ? t("ev.deal_draw") : t("ev.deal_win", subject(nameOf, ev.winner))),
+    ev.totals ? v("p", scores(ev.totals, nameOf)) : null,
+    fairnessOf(ev));
 }

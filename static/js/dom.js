@@ -59,7 +59,7 @@ export const oneAtATime = (key, work) => async (...args) => {
 export function toast(text, kind = "info", ms = 4000) {
   const box = document.getElementById("toasts");
   const el = h(`div.toast.${kind}`, { role: kind === "error" ? "alert" : "status" }, text);
-  box.append(el);
+  box?.append(el);
   setTimeout(() => el.remove(), ms);
   return el;
 }

@@ -8,6 +8,8 @@ import { t } from "./i18n.js";
 const shown = new Map();  // "match:round" → the commitment this page was shown at the deal
 const deals = new Map();  // "match:round" → what this page saw dealt: dealer, redeal, own cards
 const checked = new Map();  // "match:round" → the promise of its check's outcome
+/** @type {string | null} the deal this page saw last ("match:round"): its own cards come next */
+let latestDeal = null;
 let match = null;  // the match on screen: its table's seed_commitment
 // Every check's outcome, newest last (for the curious, and for the browser tests).
 globalThis.sahratFairness = globalThis.sahratFairness || [];
@@ -95,9 +97,9 @@ export function noteEvent(ev, st) {
       cards: null,
       round,
     });
-    deals.latest = key;
-  } else if (ev.type === "dealt" && Array.isArray(ev.cards) && deals.latest) {
-    const deal = deals.get(deals.latest);
+    latestDeal = key;
+  } else if (ev.type === "dealt" && Array.isArray(ev.cards) && latestDeal) {
+    const deal = deals.get(latestDeal);
     if (deal && ev.seat === deal.seat) deal.cards = ev.cards;
   }
 }
@@ -141,6 +143,15 @@ async function check(ev, atDeal, deal) {
     return { ok: true, key: "fair.hand_verified" };
   }
   return { ok: true, key: atDeal ? "fair.verified" : "fair.verified_late" };
+}
+
+// The block is drawn once per summary (it checks as it goes) and kept across redraws.
+const blocks = new WeakMap();
+
+/** The fairness block of a round_end / deal_end, made once per event. */
+export function fairnessOf(ev) {
+  if (!blocks.has(ev)) blocks.set(ev, fairnessBlock(ev));
+  return blocks.get(ev);
 }
 
 /** The commitment, the revealed seed and salt, and the check, for a round_end / deal_end. */

@@ -36,7 +36,7 @@ export function showLobby(main, { onUser }) {
       const tables = [];
       let full = true;
       for (let page = 0; page < pages && full; page++) {
-        const query = new URLSearchParams({ limit: PAGE });
+        const query = new URLSearchParams({ limit: String(PAGE) });
         if (filters.game) query.set("game", filters.game);
         if (filters.status) query.set("status", filters.status);
         if (tables.length) query.set("after", tables[tables.length - 1].id);

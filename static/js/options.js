@@ -4,6 +4,12 @@
 import { h, oneAtATime } from "./dom.js";
 import { t } from "./i18n.js";
 
+/**
+ * An option of the form: its name, its kind, its default, and its bounds or choices.
+ * @typedef {[string, "number" | "bool" | "choice", any, { min?: number, max?: number, choices?: string[] }?]} OptionSpec
+ */
+
+/** @type {OptionSpec[]} */
 const KONKAN = [
   ["players", "number", 4, { min: 2, max: 4 }],
   ["threshold", "number", null, { min: 0, max: 500 }],  // null: 51 or 71 by game
@@ -21,6 +27,7 @@ const KONKAN = [
   ["break_seconds", "number", 15, { min: 0, max: 120 }],
   ["bot_level", "choice", "expert", { choices: ["simple", "strong", "expert"] }],
 ];
+/** @type {OptionSpec[]} */
 const CONQUIAN = [
   ["wins_needed", "number", 3, { min: 1, max: 50 }],
   ["turn_seconds", "number", 30, { min: 10, max: 300 }],
@@ -50,7 +57,7 @@ export function createForm(onCreate) {
       let input;
       if (kind === "bool") input = h("input", { type: "checkbox", name, checked: value });
       else if (kind === "choice") {
-        input = h("select", { name }, extra.choices.map((c) => h("option", { value: c, selected: c === value ? true : undefined }, t(`opt.${name}.${c}`))));
+        input = h("select", { name }, (extra.choices || []).map((c) => h("option", { value: c, selected: c === value ? true : undefined }, t(`opt.${name}.${c}`))));
       } else input = h("input", { type: "number", name, value, min: extra.min, max: extra.max, inputmode: "numeric" });
       const row = kind === "bool"
         ? h("label.check", input, t(`opt.${name}`))

@@ -66,8 +66,11 @@ class Server:
             # Bots think for a tenth of a second, so a whole round fits the test's budget.
             "SAHRAT_BOT_DELAY_SECONDS": "0.1",
             "SAHRAT_STATIC_DIR": str(REPO / "static"),
-            # Every browser of the suite is a new guest from the same address.
+            # Every browser of the suite is a new guest from the same address: that
+            # address may create them, faster than one network's share of the server's
+            # minute (SAHRAT_NETWORK_SHARE_PERCENT of SAHRAT_NEW_ACCOUNTS_PER_MINUTE).
             "SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR": "1000",
+            "SAHRAT_NEW_ACCOUNTS_PER_MINUTE": "1000",
             # A one-deal match against bots counts (ranks its player, shows "counted").
             "SAHRAT_COUNTED_MIN_DEALS": "1",
             "SAHRAT_COUNTED_MIN_ROUNDS": "1",

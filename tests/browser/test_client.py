@@ -135,7 +135,7 @@ def test_catalogues_match_and_cover_every_key() -> None:
     assert AR["ev.match_won.mine"] != AR["ev.match_won"]
     assert AR["summary.out_out.mine"] != AR["summary.out_out"]
     used = set()
-    for source in (STATIC / "js").glob("*.js"):
+    for source in (STATIC / "js").rglob("*.js"):  # table/ too
         used |= set(re.findall(r"""\bt\("([a-z_0-9.]+)\"""", source.read_text(encoding="utf-8")))
     assert used <= AR.keys(), sorted(used - AR.keys())
     assert AR["konkan.stock"] == "السحبة" and AR["konkan.discard_pile"] == "كومة النار"

@@ -216,7 +216,8 @@ def _view(state: konkan.KonkanState) -> dict[str, Any]:
 
 
 # Seat 1's table drawn from view ``v`` alone, in a sandbox that replaces the page's main
-# part, with the table's own drawing code; a command it sends is kept in window.sent.
+# part, with the table's own drawing code (the game module's ``render`` of a stand-in for
+# the table's controller); a command it sends is kept in window.sent.
 DRAW_SEAT_ONE = """async (v) => {
     const k = await import('/js/konkan.js');
     const { patch } = await import('/js/view.js');
@@ -226,12 +227,13 @@ DRAW_SEAT_ONE = """async (v) => {
     screen.append(box);
     document.querySelector('main').replaceChildren(screen);
     window.sent = null;
-    const st = { seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {}, roundBreak: null, lastError: '' };
     const nameOf = Object.assign((s) => (s === 1 ? 'ME' : `P${s}`), { mine: (s) => s === 1 });
-    const ctx = { st, nameOf, showError() {}, confirm() {},
+    const ctrl = { tableId: 1e9 + 7, seat: 1, view: v, info: { id: 1e9 + 7 }, ui: {},
+      roundBreak: null, lastError: '', hint: null, nameOf, confirm() {},
+      mayAskHint: () => false, askHint() {},
       send: async (a) => { window.sent = a; return { ok: false }; },
-      redraw: () => patch(box, k.renderKonkan(ctx)) };
-    ctx.redraw();
+      redraw: () => patch(box, k.render(ctrl)) };
+    ctrl.redraw();
 }"""
 
 
@@ -289,8 +291,8 @@ def test_minus_thirty_reads_right_in_arabic(new_page: Any) -> None:
             const scores = [-30, 45];
             const v = { totals: scores, scores: [{ round: 1, winner: 0, finish: 'out', scores }] };
             const end = { winner: 0, finish: 'out', scores, hands: [[], ['7H']] };
-            const summary = k.konkanSummary(end, v, (s) => `P${s}`);
-            const sheet = k.konkanSheet(v, (s) => `P${s}`);
+            const summary = k.summary(end, v, (s) => `P${s}`);
+            const sheet = k.sheet(v, (s) => `P${s}`);
             const control = Object.assign(document.createElement('td'), { textContent: '-30' });
             const { patch } = await import('/js/view.js');
             patch(document.querySelector('main'), summary, sheet, control);

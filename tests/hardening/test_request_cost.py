@@ -20,7 +20,7 @@ import pytest
 
 from sahrat.rules import konkan
 from sahrat.rules.record import GameRecord, replay
-from sahrat.server.api.routes import REPLAY_PAGE_MAX
+from sahrat.server.api.matches import REPLAY_PAGE_MAX
 from server.harness import Api, ServerProcess
 from server.test_replay_cost import _finished, _table, long_record
 

@@ -18,7 +18,7 @@ from typing import Any
 from sahrat.rules import konkan
 from sahrat.rules.options import KonkanOptions
 from sahrat.rules.record import GameRecord, record_of, replay
-from sahrat.server.api.routes import REPLAY_PAGE, REPLAY_PAGE_MAX
+from sahrat.server.api.matches import REPLAY_PAGE, REPLAY_PAGE_MAX
 from sahrat.store.db import make_engine, make_sessions
 from sahrat.store.models import Match
 

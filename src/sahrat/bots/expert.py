@@ -49,6 +49,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sahrat.bots import conquian_bot, konkan_bot
+from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules import conquian
 from sahrat.rules.cards import Card, konkan_deck, parse_card, parse_cards
 from sahrat.rules.conquian import DECK, card_index, mask_of
@@ -156,7 +157,7 @@ class ExpertBot:
         if not isinstance(action, KonkanDiscard) or view["committed"][view["viewer"]]:
             return action
         try:
-            me = konkan_bot.Seat(view)
+            me = KonkanSeat(view)
             candidates = konkan_discards(me, strong.memory, action.card)
             if len(candidates) < 2:
                 return action
@@ -187,7 +188,7 @@ class ExpertBot:
         if top and view["phase"] == "draw":
             self.pile_seen[parse_card(top)] = 1
 
-    def _konkan_hidden(self, view: View, me: konkan_bot.Seat) -> list[Card]:
+    def _konkan_hidden(self, view: View, me: KonkanSeat) -> list[Card]:
         """The cards this seat cannot place: not in its hand, a table meld or the pile's top,
         and not seen on top of the pile (those are most likely still under it)."""
         pool = Counter(konkan_deck())
@@ -554,7 +555,7 @@ def conquian_playout(deal: FastDeal, line: tuple[Action, ...], seat: int) -> flo
 
 
 def konkan_discards(
-    me: konkan_bot.Seat, memory: konkan_bot.Memory, first: Card
+    me: KonkanSeat, memory: konkan_bot.Memory, first: Card
 ) -> list[tuple[Card, float]]:
     """The strong player's best discards with its cost of each (lower is better to throw),
     its own choice first."""
@@ -587,7 +588,7 @@ class KonkanSample:
 
 
 def konkan_determinize(
-    view: View, me: konkan_bot.Seat, hidden: Sequence[Card], rng: random.Random
+    view: View, me: KonkanSeat, hidden: Sequence[Card], rng: random.Random
 ) -> KonkanSample:
     cards = list(hidden)
     rng.shuffle(cards)
@@ -602,18 +603,18 @@ def konkan_determinize(
     return KonkanSample(hands, cards[position : position + me.stock_count])
 
 
-def _hand_worth(me: konkan_bot.Seat, hand: Sequence[Card]) -> float:
+def _hand_worth(me: KonkanSeat, hand: Sequence[Card]) -> float:
     """Meld value the search finds in ``hand``, less what the other cards would cost; an
     unopened hand short of the opening counts its melds at half."""
     found = best_melds(hand, me.ace)
     left = sum(me.value(card) for card in found.left)
     melded = float(found.value)
-    if not me.me_opened and found.value < me.required:
+    if not me.me_opened and found.value < me.opening_target:
         melded *= 0.5
     return melded - (1.0 if me.me_opened else 0.3) * left
 
 
-def _next_takes(me: konkan_bot.Seat, sample: KonkanSample, card: Card) -> bool:
+def _next_takes(me: KonkanSeat, sample: KonkanSample, card: Card) -> bool:
     """Would the next seat use ``card`` at once (a meld with two of its sampled cards, or
     a lay-off once opened)?"""
     nxt = me.next_seat
@@ -627,7 +628,7 @@ def _next_takes(me: konkan_bot.Seat, sample: KonkanSample, card: Card) -> bool:
     if me.opened[nxt]:
         return True
     found = best_melds([*hand, card], me.ace)
-    return found.value >= me.required and any(card in meld for meld in found.melds)
+    return found.value >= me.opening_target and any(card in meld for meld in found.melds)
 
 
 def _positions(card: Card) -> tuple[int, ...]:
@@ -652,7 +653,7 @@ def _pairs_with(card: Card, hand: Sequence[Card]) -> bool:
     return False
 
 
-def konkan_lookahead(me: konkan_bot.Seat, sample: KonkanSample, card: Card) -> float:
+def konkan_lookahead(me: KonkanSeat, sample: KonkanSample, card: Card) -> float:
     """Discard ``card`` on this sample: our hand after our next draws from the sampled
     stock (as if everyone drew from it), less the cost of feeding the next player."""
     hand = list(me.hand)

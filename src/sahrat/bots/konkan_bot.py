@@ -45,9 +45,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
+from sahrat.bots.konkan_view import KonkanSeat, TableMeld
 from sahrat.rules.cards import SUITS, Card, Rank, parse_card, parse_cards
 from sahrat.rules.konkan import (
     Action,
@@ -61,7 +61,7 @@ from sahrat.rules.konkan import (
     TakeDiscard,
     hand_card_value,
 )
-from sahrat.rules.melds import AceValue, Meld, lay_off
+from sahrat.rules.melds import Meld, lay_off
 from sahrat.rules.options import HandValues
 from sahrat.rules.search import SearchResult, best_melds, hand_out, konkan_out
 
@@ -72,77 +72,6 @@ HAND_WAIT_STOCK = 30  # ... and at least this many cards in the stock
 FEED_PENALTY = 100.0  # discarding a card the next player can lay off at once
 NEAR_PICK_PENALTY = 6.0  # a card next to one the next player picked from the pile
 SAFE_BONUS = 3.0  # a face the next player threw away themselves
-
-
-# --- the table as this seat sees it ------------------------------------------------------
-
-
-@lru_cache(maxsize=8192)
-def _table_meld(kind: str, cards: tuple[str, ...], joker_for: tuple[str, ...]) -> Meld:
-    """A meld of the view exactly as it lies on the table (the joker where it stands)."""
-    return Meld.from_json({"kind": kind, "cards": cards, "joker_for": joker_for})
-
-
-@dataclass(frozen=True, slots=True)
-class TableMeld:
-    id: int
-    owner: int
-    meld: Meld
-
-
-class Seat:
-    """The parts of a view the player uses, parsed once per decision."""
-
-    def __init__(self, view: View) -> None:
-        options = view["options"]
-        self.seat: int = view["viewer"]
-        self.players: int = len(view["hand_counts"])
-        self.phase: str = view["phase"]
-        self.hand: list[Card] = parse_cards(view["hand"])
-        self.opened: list[bool] = list(view["opened"])
-        self.committed: list[bool] = list(view["committed"])
-        self.hand_counts: list[int] = list(view["hand_counts"])
-        self.top = parse_card(view["discard_top"]) if view.get("discard_top") else None
-        self.discard_count: int = view.get("discard_count", 0)
-        self.stock_count: int = view.get("stock_count", 0)
-        self.drawn: str | None = view.get("drawn")
-        self.totals: list[int] = list(view.get("totals") or [0] * self.players)
-        self.last_round: bool = bool(view.get("last_round"))
-        self.ace = AceValue(options["ace_value"])
-        self.hand_values = HandValues(options["hand_values"])
-        self.exempt: bool = options["hand_exempt_from_threshold"]
-        self.must_lay_swapped: bool = options.get("swapped_joker_must_be_laid", False)
-        required = options["threshold"]
-        if options["escalating_opening"] and view.get("last_opening"):
-            required = max(required, view["last_opening"] + 1)
-        self.required: int = required
-        self.melds = [
-            TableMeld(
-                m["id"],
-                m["owner"],
-                _table_meld(m["kind"], tuple(m["cards"]), tuple(m.get("joker_for") or ())),
-            )
-            for m in view["melds"]
-        ]
-        self.simple = {a.get("type") for a in view.get("simple_actions") or ()}
-
-    @property
-    def me_opened(self) -> bool:
-        return self.opened[self.seat]
-
-    @property
-    def me_committed(self) -> bool:
-        return self.committed[self.seat]
-
-    @property
-    def next_seat(self) -> int:
-        return (self.seat + 1) % self.players
-
-    def others(self) -> list[int]:
-        return [s for s in range(self.players) if s != self.seat]
-
-    def value(self, card: Card) -> int:
-        return hand_card_value(card, self.hand_values)
 
 
 # --- memory ----------------------------------------------------------------------------
@@ -160,7 +89,7 @@ class Memory:
     my_last_discard: str | None = None
     last_top: str | None = None
 
-    def observe(self, view: View, me: Seat) -> None:
+    def observe(self, view: View, me: KonkanSeat) -> None:
         """Fold a new view in; forgets everything when a new round was dealt."""
         round_no = view.get("round", 0)
         scored = len(view.get("scores") or ())
@@ -214,7 +143,7 @@ class KonkanBot:
 
     def act(self, view: View) -> Action:
         try:
-            me = Seat(view)
+            me = KonkanSeat(view)
             self.memory.observe(view, me)
             action = decide(me, self.memory)
         except Exception:  # a bot must always answer: the simplest legal move
@@ -228,7 +157,7 @@ class KonkanBot:
 def act(view: View) -> Action:
     """Stateless play: the strong player without memory of earlier turns."""
     try:
-        me = Seat(view)
+        me = KonkanSeat(view)
         memory = Memory()
         memory.observe(view, me)
         return decide(me, memory)
@@ -248,7 +177,7 @@ def fallback(view: View) -> Action:
     return Discard(seat, max(hand, key=lambda c: (hand_card_value(c, values), c.sort_key)))
 
 
-def decide(me: Seat, memory: Memory) -> Action:
+def decide(me: KonkanSeat, memory: Memory) -> Action:
     if me.phase == "draw":
         if "commit" in me.simple and should_commit(me):
             return Commit(me.seat)
@@ -276,15 +205,15 @@ def _with_card(melds: Sequence[Sequence[Card]], card: Card) -> tuple[tuple[Card,
     return None
 
 
-def going_out(me: Seat, hand: Sequence[Card]) -> SearchResult | None:
+def going_out(me: KonkanSeat, hand: Sequence[Card]) -> SearchResult | None:
     """A Konkan or a Hand in ``hand`` that this table accepts."""
     found = konkan_out(hand, me.ace) or hand_out(hand, me.ace)
     if found is None:
         return None
-    return found if found.value >= me.required or me.exempt else None
+    return found if found.value >= me.opening_target or me.exempt else None
 
 
-def draw_step(me: Seat) -> Action:
+def draw_step(me: KonkanSeat) -> Action:
     top = me.top
     if me.me_committed:
         if top is not None and konkan_distance([*me.hand, top]) < konkan_distance(me.hand):
@@ -305,14 +234,14 @@ def draw_step(me: Seat) -> Action:
     return Draw(me.seat)
 
 
-def _take_to_open(me: Seat, hand: list[Card], top: Card) -> Action | None:
+def _take_to_open(me: KonkanSeat, hand: list[Card], top: Card) -> Action | None:
     out = going_out(me, hand)
     if out is not None:
         melds = _with_card(out.melds, top)
         if melds is not None:
             return TakeDiscard(me.seat, melds)
     found = best_melds(hand, me.ace)
-    if not found.melds or found.value < me.required:
+    if not found.melds or found.value < me.opening_target:
         return None
     melds = _with_card(found.melds, top)
     if melds is None or wait_for_hand(me, found):
@@ -323,14 +252,14 @@ def _take_to_open(me: Seat, hand: list[Card], top: Card) -> Action | None:
 # --- playing after the draw ------------------------------------------------------------------
 
 
-def play_step(me: Seat, memory: Memory) -> Action:
+def play_step(me: KonkanSeat, memory: Memory) -> Action:
     hand = me.hand
     if not me.me_opened:
         out = going_out(me, hand)
         if out is not None:
             return LayDown(me.seat, out.melds)
         found = best_melds(hand, me.ace)
-        if found.melds and found.value >= me.required and not wait_for_hand(me, found):
+        if found.melds and found.value >= me.opening_target and not wait_for_hand(me, found):
             return LayDown(me.seat, found.melds)
         return choose_discard(me, memory, found)
     found = best_melds(hand, me.ace)
@@ -345,7 +274,7 @@ def play_step(me: Seat, memory: Memory) -> Action:
     return choose_discard(me, memory, found)
 
 
-def wait_for_hand(me: Seat, found: SearchResult) -> bool:
+def wait_for_hand(me: KonkanSeat, found: SearchResult) -> bool:
     """Keep an opening back to try for a Hand? Only when it is near and safe to wait."""
     if any(me.opened[s] for s in me.others()):
         return False
@@ -373,7 +302,7 @@ def _joker_lay_off(table_meld: TableMeld, joker: Card) -> LayOff | None:
     return None
 
 
-def a_lay_off(me: Seat) -> LayOff | None:
+def a_lay_off(me: KonkanSeat) -> LayOff | None:
     """One lay-off that keeps a real card to discard; a joker only late."""
     reals = [card for card in me.hand if not card.is_joker]
     if len(reals) >= 2:
@@ -390,7 +319,7 @@ def a_lay_off(me: Seat) -> LayOff | None:
     return None
 
 
-def joker_swap(me: Seat) -> SwapJoker | None:
+def joker_swap(me: KonkanSeat) -> SwapJoker | None:
     """Take a joker from the table when we hold what it stands for."""
     by_face: dict[str, list[Card]] = {}
     for card in me.hand:
@@ -414,7 +343,7 @@ def joker_swap(me: Seat) -> SwapJoker | None:
     return None
 
 
-def _early(me: Seat) -> bool:
+def _early(me: KonkanSeat) -> bool:
     """Time enough to build with a joker in hand (it costs 15 if the round ends)."""
     return len(me.hand) >= 6 and min(me.hand_counts[s] for s in me.others()) >= 5
 
@@ -443,7 +372,7 @@ def _near(a: Card, b: Card) -> int:
     return 2 if gap == 1 else 1 if gap == 2 else 0
 
 
-def _dead_faces(me: Seat, memory: Memory) -> Counter[str]:
+def _dead_faces(me: KonkanSeat, memory: Memory) -> Counter[str]:
     dead: Counter[str] = Counter(memory.seen_discards)
     for table_meld in me.melds:
         for card in table_meld.meld.real_cards:
@@ -483,7 +412,7 @@ def _liveness(a: Card, b: Card, dead: Counter[str]) -> float:
     return max(0.25, live / (2 * len(faces)))
 
 
-def discard_danger(me: Seat, memory: Memory, card: Card) -> float:
+def discard_danger(me: KonkanSeat, memory: Memory, card: Card) -> float:
     """How much discarding ``card`` helps the next player."""
     nxt = me.next_seat
     danger = 0.0
@@ -500,7 +429,7 @@ def discard_danger(me: Seat, memory: Memory, card: Card) -> float:
     return danger
 
 
-def value_weight(me: Seat) -> float:
+def value_weight(me: KonkanSeat) -> float:
     """How much a card's point value matters if it is left in hand."""
     if not me.me_opened:
         return 0.0
@@ -512,7 +441,7 @@ def value_weight(me: Seat) -> float:
     return weight
 
 
-def choose_discard(me: Seat, memory: Memory, found: SearchResult) -> Action:
+def choose_discard(me: KonkanSeat, memory: Memory, found: SearchResult) -> Action:
     melded = {card for meld in found.melds for card in meld}
     reals = [card for card in me.hand if not card.is_joker]
     if not reals:
@@ -574,7 +503,7 @@ def konkan_distance(cards: Sequence[Card]) -> int:
     return best
 
 
-def should_commit(me: Seat) -> bool:
+def should_commit(me: KonkanSeat) -> bool:
     """Commit only very close to a Konkan, when our total is not the best."""
     if me.me_opened or me.me_committed or not me.last_round:
         return False
@@ -591,9 +520,9 @@ def should_commit(me: Seat) -> bool:
     return distance == 2 and far_behind and me.stock_count >= 40
 
 
-def committed_play(me: Seat) -> Action:
+def committed_play(me: KonkanSeat) -> Action:
     found = konkan_out(me.hand, me.ace)
-    if found is not None and (found.value >= me.required or me.exempt):
+    if found is not None and (found.value >= me.opening_target or me.exempt):
         return LayDown(me.seat, found.melds)
     reals = [card for card in me.hand if not card.is_joker]
     if not reals:

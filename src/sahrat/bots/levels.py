@@ -4,8 +4,8 @@ cards, :mod:`sahrat.bots.expert`).
 
 :func:`bot_for` returns a fresh player for one seat: a callable taking that
 seat's view and returning the action. Strong and expert players keep a memory of
-what their seat has seen, so every seat needs its own instance. :func:`suggest`
-is the expert's move for one view, as the JSON of an action (a hint).
+what their seat has seen, so every seat needs its own instance. A hint at a table
+is a fresh player's move (``sahrat.server.table.autoplay.suggest``).
 """
 
 from __future__ import annotations
@@ -49,20 +49,3 @@ def bot_for(game: str, level: str, *, seed: str = "") -> Player:
     if make is None:
         raise ValueError(f"unknown bot level {level!r}; levels are {', '.join(LEVELS)}")
     return make(game, seed)
-
-
-def suggest(game: str, view: dict[str, Any]) -> dict[str, Any]:
-    """The expert's move for the seat whose view this is, as the JSON of an action
-    without its seat (a hint). Pure: a fresh expert (no memory of earlier views) seeded
-    by the view, so the same view always gets the same hint."""
-    from sahrat.rules.record import engine_for
-
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; hints are for {', '.join(GAMES)}")
-    if view.get("viewer") is None or view.get("turn") != view.get("viewer"):
-        raise ValueError("a hint is for the seat whose move it is, from that seat's view")
-    seed = f"hint:{view.get('round_commitment')}:{view.get('turn')}:{sorted(view['hand'])}"
-    action = expert.ExpertBot(game, seed=seed).act(view)
-    data = dict(engine_for(game).action_to_json(action))
-    data.pop("seat", None)
-    return data

@@ -6,10 +6,10 @@ useful card. It sees only its seat's view (``konkan.view(state, seat)``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
-from sahrat.rules.cards import Card, parse_card, parse_cards
+from sahrat.bots.konkan_view import KonkanSeat
+from sahrat.rules.cards import Card
 from sahrat.rules.konkan import (
     Action,
     Discard,
@@ -20,44 +20,13 @@ from sahrat.rules.konkan import (
     TakeDiscard,
     hand_card_value,
 )
-from sahrat.rules.melds import AceValue, Meld, can_lay_off
-from sahrat.rules.options import HandValues
+from sahrat.rules.melds import can_lay_off
 from sahrat.rules.search import SearchResult, best_melds, hand_out, konkan_out
-
-
-class KonkanView:
-    """The parts of a seat's view the simple player uses, parsed once."""
-
-    def __init__(self, view: dict[str, Any]) -> None:
-        options = view["options"]
-        self.seat: int = view["viewer"]
-        self.phase: str = view["phase"]
-        self.hand = parse_cards(view["hand"])
-        self.opened: bool = view["opened"][self.seat]
-        self.committed: bool = view["committed"][self.seat]
-        self.top = parse_card(view["discard_top"]) if view["discard_top"] else None
-        self.ace = AceValue(options["ace_value"])
-        self.hand_values = HandValues(options["hand_values"])
-        self.exempt: bool = options["hand_exempt_from_threshold"]
-        required = options["threshold"]
-        if options["escalating_opening"] and view["last_opening"]:
-            required = max(required, view["last_opening"] + 1)
-        self.required: int = required
-        self.melds: list[tuple[int, Meld]] = [
-            (m["id"], _table_meld(m["kind"], tuple(m["cards"]), tuple(m["joker_for"])))
-            for m in view["melds"]
-        ]
-
-
-@lru_cache(maxsize=4096)
-def _table_meld(kind: str, cards: tuple[str, ...], joker_for: tuple[str, ...]) -> Meld:
-    """A meld of the view as it lies on the table (cached: tables repeat across turns)."""
-    return Meld.from_json({"kind": kind, "cards": cards, "joker_for": joker_for})
 
 
 def act(view: dict[str, Any]) -> Action:
     """The simple player's next action for the seat whose view this is."""
-    me = KonkanView(view)
+    me = KonkanSeat(view)
     if me.phase == "draw":
         return _draw_or_take(me)
     return _play(me)
@@ -78,7 +47,7 @@ def _with_card(result: SearchResult, card: Card) -> tuple[tuple[Card, ...], ...]
 
 
 def _going_out(
-    me: KonkanView, hand: Sequence[Card], *, konkan_only: bool = False
+    me: KonkanSeat, hand: Sequence[Card], *, konkan_only: bool = False
 ) -> SearchResult | None:
     """A Konkan (or, unless ``konkan_only``, a Hand) in ``hand`` that this table accepts."""
     found = konkan_out(hand, me.ace)
@@ -86,19 +55,19 @@ def _going_out(
         found = hand_out(hand, me.ace)
     if found is None:
         return None
-    if found.value >= me.required or me.exempt:
+    if found.value >= me.opening_target or me.exempt:
         return found
     return None
 
 
-def _draw_or_take(me: KonkanView) -> Action:
+def _draw_or_take(me: KonkanSeat) -> Action:
     top = me.top
-    if top is None or me.committed:
+    if top is None or me.me_committed:
         return Draw(me.seat)
     hand = [*me.hand, top]
-    if not me.opened:
+    if not me.me_opened:
         for found in (_going_out(me, hand), best_melds(hand, me.ace)):
-            if found is None or found.value < me.required:
+            if found is None or found.value < me.opening_target:
                 continue
             melds = _with_card(found, top)
             if melds is not None:
@@ -110,25 +79,25 @@ def _draw_or_take(me: KonkanView) -> Action:
         return TakeDiscard(me.seat, melds)
     if not any(not card.is_joker for card in me.hand):
         return Draw(me.seat)  # laying the card off would leave nothing to discard
-    for meld_id, meld in me.melds:
-        if not can_lay_off(meld, top):
+    for table_meld in me.melds:
+        if not can_lay_off(table_meld.meld, top):
             continue
-        return TakeDiscard(me.seat, lay_offs=(LayOff(meld_id, (top,)),))
+        return TakeDiscard(me.seat, lay_offs=(LayOff(table_meld.id, (top,)),))
     return Draw(me.seat)
 
 
-def _play(me: KonkanView) -> Action:
+def _play(me: KonkanSeat) -> Action:
     hand = me.hand
-    if me.committed:  # a committed seat may lay down only its Konkan
+    if me.me_committed:  # a committed seat may lay down only its Konkan
         konkan = _going_out(me, hand, konkan_only=True)
         if konkan is not None:
             return LayDown(me.seat, konkan.melds)
-    elif not me.opened:
+    elif not me.me_opened:
         out = _going_out(me, hand)
         if out is not None:
             return LayDown(me.seat, out.melds)
         found = best_melds(hand, me.ace)
-        if found.melds and found.value >= me.required:
+        if found.melds and found.value >= me.opening_target:
             return LayDown(me.seat, found.melds)
     else:
         found = best_melds(hand, me.ace)
@@ -140,14 +109,14 @@ def _play(me: KonkanView) -> Action:
     return _discard(me)
 
 
-def _a_lay_off(me: KonkanView) -> LayOff | None:
+def _a_lay_off(me: KonkanSeat) -> LayOff | None:
     reals_left = sum(1 for card in me.hand if not card.is_joker)
     for card in sorted(me.hand, key=lambda c: c.is_joker):
         if not card.is_joker and reals_left <= 1:
             continue  # keep a card to discard
-        for meld_id, meld in me.melds:
-            if can_lay_off(meld, card):
-                return LayOff(meld_id, (card,))
+        for table_meld in me.melds:
+            if can_lay_off(table_meld.meld, card):
+                return LayOff(table_meld.id, (card,))
     return None
 
 
@@ -170,7 +139,7 @@ def usefulness(card: Card, hand: Sequence[Card]) -> int:
     return score
 
 
-def _discard(me: KonkanView) -> Action:
+def _discard(me: KonkanSeat) -> Action:
     candidates = [card for card in me.hand if not card.is_joker]
     if not candidates:
         return EndTurn(me.seat)

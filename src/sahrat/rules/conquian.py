@@ -1156,7 +1156,7 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
         raise BadAction("an action is a JSON object")
     kind = data.get("type")
     seat = data.get("seat")
-    if kind not in _ACTION_KEYS:
+    if not isinstance(kind, str) or kind not in _ACTION_KEYS:
         raise BadAction(f"unknown action type {kind!r}; known: {sorted(_ACTION_KEYS)}")
     if isinstance(seat, bool) or not isinstance(seat, int):
         raise BadAction("an action needs the acting seat as a number")

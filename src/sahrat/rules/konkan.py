@@ -335,6 +335,15 @@ def hand_value(cards: Iterable[Card], values: HandValues) -> int:
     return sum(hand_card_value(card, values) for card in cards)
 
 
+def opening_target(state: KonkanState) -> int:
+    """The total a first lay-down must reach now (§1.5): the table's threshold, and with
+    the escalating opening more than the last opening laid this round (§1.11)."""
+    options = state.options
+    if options.escalating_opening and state.last_opening:
+        return max(options.threshold, state.last_opening + 1)
+    return options.threshold
+
+
 def is_konkan(melds: Sequence[Meld]) -> bool:
     """Exactly two melds: a 10-card run with a 4-card set, or an 11-card run with a 3-card set."""
     if len(melds) != 2:
@@ -682,9 +691,7 @@ def _lay(
     if not state.opened[seat]:
         if not melds:
             raise NotOpened("lay-offs need you to have opened")
-        required = options.threshold
-        if options.escalating_opening and state.last_opening:
-            required = max(required, state.last_opening + 1)
+        required = opening_target(state)
         whole_hand = (
             not lay_offs
             and not state.opened_at_turn_start
@@ -1048,6 +1055,7 @@ def _public_view(state: KonkanState, history: bool) -> dict[str, Any]:
         "reshuffles": state.reshuffles,
         "round_commitment": _commitment(state),
         "last_opening": state.last_opening,
+        "opening_target": opening_target(state),
         "totals": state.totals,
         "match_over": state.over,
         "winner": state.match_winner,
@@ -1152,7 +1160,7 @@ def action_from_json(data: Mapping[str, Any]) -> Action:
     """Parse ``{"seat": 0, "type": "discard", "card": "7H"}`` and the like."""
     kind = data.get("type")
     seat = data.get("seat")
-    if kind not in _ACTION_KEYS:
+    if not isinstance(kind, str) or kind not in _ACTION_KEYS:
         raise BadAction(f"unknown action type {kind!r}; known: {sorted(_ACTION_KEYS)}")
     if isinstance(seat, bool) or not isinstance(seat, int):
         raise BadAction("an action needs the acting seat as a number")

@@ -7,29 +7,34 @@ same state every time; it stops at the first illegal action and says which.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 import orjson
 
-from . import konkan
+from . import conquian, konkan
 from .cards import Card, conquian_deck, parse_cards
+from .engine import Engine, GameEngine
 from .errors import BadRecord, RuleError
 from .options import KONKAN_GAMES, ConquianOptions, KonkanOptions
 
 FORMAT = 1
 GAMES = (*KONKAN_GAMES, "conquian")
 
+# Each game's module, checked by mypy against the GameEngine protocol with its own state,
+# action and options types (a module satisfies a protocol structurally: these
+# assignments are where a missing member or a drifted signature is caught).
+KONKAN: GameEngine[konkan.KonkanState, konkan.Action, KonkanOptions] = konkan
+CONQUIAN: GameEngine[conquian.ConquianState, conquian.Action, ConquianOptions] = conquian
 
-def engine_for(game: str) -> ModuleType:
-    """The engine module of a game: ``konkan`` for both Konkan tables, ``conquian``."""
+
+def engine_for(game: str) -> Engine:
+    """The engine of a game: ``konkan`` for both Konkan tables, ``conquian``."""
     if game in KONKAN_GAMES:
-        return konkan
+        return KONKAN
     if game == "conquian":
-        return importlib.import_module("sahrat.rules.conquian")
+        return CONQUIAN
     raise BadRecord(f"unknown game {game!r}; known games: {list(GAMES)}")
 
 

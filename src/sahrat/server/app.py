@@ -36,12 +36,24 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from sahrat import __version__
 from sahrat.server import addresses, logs, metrics
-from sahrat.server.api import admin, docs, players, routes, tickets
+from sahrat.server.api import (
+    accounts,
+    admin,
+    docs,
+    health,
+    leaderboards,
+    matches,
+    me,
+    tables,
+    tickets,
+)
 from sahrat.server.assets import ClientFiles
+from sahrat.server.cluster.cluster import placement_for
 from sahrat.server.edge import SameSiteWrites, SecurityHeaders, slow_request_guard
 from sahrat.server.hub import RUNNING, Hub
 from sahrat.server.migrate import migrate
 from sahrat.server.socket import ws
+from sahrat.server.socket.dispatch import handle_text
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
@@ -69,7 +81,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.migrate_on_start:
             await migrate(settings.database_url)
         engine = make_engine(settings.database_url)
-        hub = Hub(settings, engine)
+        # Alone, every table is served here; with Redis, where its lease says. A socket
+        # forwarded from another process is read by the same dispatcher as a local one.
+        hub = Hub(settings, engine, placement_for(settings, handle_text))
         await hub.start()
         metrics_server = (
             start_http_server(settings.metrics_port, addr=settings.metrics_host)[0]
@@ -94,7 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.stop()
             await engine.dispose()
 
-    # /docs and /redoc are apidocs' pages, whose scripts the package ships (no CDN).
+    # /docs and /redoc are api/docs.py's pages, whose scripts the package ships (no CDN).
     app = FastAPI(
         title="Sahrat", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None
     )
@@ -103,10 +117,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(TimeoutError, _database_unavailable)
     app.add_exception_handler(DBAPIError, _database_unavailable)
     app.state.ready = False
-    app.include_router(routes.router)
-    app.include_router(players.router)
-    app.include_router(admin.router)
-    app.include_router(tickets.router)
+    for api in (health, accounts, me, tables, tickets, matches, leaderboards, admin):
+        app.include_router(api.router)  # the REST API, one router per resource (api/)
     app.include_router(ws.router)
     docs.install(app)
     # Other sites' pages may not sign their visitors up or in (edge.py); inside

@@ -1,4 +1,5 @@
-"""Accounts and bearer tokens.
+"""Accounts and bearer tokens: passwords, names, tokens (the HTTP edge reads a request's
+token with these, in ``api/deps.py``).
 
 Passwords are hashed with Argon2id (argon2-cffi), which costs about a third
 of a second of CPU and 64 MiB each time: the REST endpoints hash only in a
@@ -25,15 +26,13 @@ import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, TypeVar
+from typing import TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from fastapi import Depends, HTTPException, Request, status
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sahrat.server.addresses import client_network
 from sahrat.store.models import Token, User
 
 _hasher = PasswordHasher()
@@ -168,40 +167,3 @@ async def token_session(session: AsyncSession, token: str) -> tuple[User, dateti
 def token_digest(token: str) -> str:
     """What the server keeps of a token (and uses to find its open WebSockets)."""
     return _digest(token)
-
-
-def bearer_token(request: Request) -> str:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token:
-        raise HTTPException(
-            status.HTTP_401_UNAUTHORIZED,
-            detail={"code": "no_token", "message": "send Authorization: Bearer <token>"},
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    return token.strip()
-
-
-async def authenticate(request: Request, session: AsyncSession, token: str) -> User:
-    """The user of a bearer token, read in ``session`` (a route that writes may use its
-    own session for both); 401 ``bad_token`` if it is unknown, expired or revoked."""
-    user = await user_for_token(session, token)
-    if user is None:
-        raise HTTPException(
-            status.HTTP_401_UNAUTHORIZED,
-            detail={"code": "bad_token", "message": "the token is unknown, expired or revoked"},
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    hub = request.app.state.hub
-    hub.remember_name(user.id, user.name)
-    if not user.guest:  # the network the owner uses: strangers' login floods spare it
-        hub.account_limits.signed_in(user.id, client_network(request))
-    return user
-
-
-async def current_user(request: Request, token: Annotated[str, Depends(bearer_token)]) -> User:
-    async with request.app.state.hub.sessions() as session:
-        return await authenticate(request, session, token)
-
-
-CurrentUser = Annotated[User, Depends(current_user)]

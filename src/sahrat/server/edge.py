@@ -52,7 +52,7 @@ _COMMON = [
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
 _PAGE = [*_COMMON, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
-# The API explorer (/docs, /redoc: apidocs.py) loads the scripts the package ships and
+# The API explorer (/docs, /redoc: api/docs.py) loads the scripts the package ships and
 # runs one inline script of FastAPI's; ReDoc styles inline and searches in a blob worker.
 # Nothing from another origin, as on the game's pages.
 EXPLORER_POLICY = (

@@ -1,12 +1,19 @@
-"""The hub: every live table of this process, the event-log writer, and the database.
+"""The hub: the registry of this process's live tables, and the services they use.
 
-Alone (no ``SAHRAT_REDIS_URL``), the process serves every table: at start-up
-it reloads each unfinished one from its event log (the engine is
-deterministic, so replaying the log rebuilds each match exactly) and re-arms
-the stored turn deadlines. In a cluster (``cluster.py``) it serves the tables
-whose lease it holds, loads a table the same way when it takes the lease, and
-forwards operations on other tables to their owners: every operation on a
-table goes through :meth:`Hub.call`, which runs it where the table lives.
+It keeps the tables this process serves (loading one from its event log, creating
+one, forgetting one that finished or closed), runs the operations on them (``OPS``,
+the same map for a local call and one forwarded from another process), and gives
+the tables what ``TableServices`` asks: where they are served, who may sit
+(``policy.py``), and (``process.py``) the event-log writer, the names, the rows
+besides the log. It runs no SQL itself: the queries are ``store/``'s.
+
+Where a table lives is its :class:`Placement`'s answer (``cluster/placement.py``):
+alone the process serves every table (``Solo``: it reloads each unfinished one at
+start-up, replaying its log, and re-arms the stored turn deadlines); in a cluster
+(``cluster/cluster.py``) it serves the tables whose lease it holds, loads a table
+the same way when it takes the lease, and forwards operations on other tables to
+their owners. Every operation on a table goes through :meth:`Hub.call`, which runs
+it where the table lives.
 """
 
 from __future__ import annotations
@@ -14,211 +21,111 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC
+from functools import partial
 from typing import Any
 
-from redis.exceptions import RedisError
-from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from sahrat.rules.errors import BadOption
 from sahrat.rules.record import GAMES, options_for
 from sahrat.server import metrics
-from sahrat.server.auth import HashPool
-from sahrat.server.cluster.cluster import MOVED, Cluster, retrying
-from sahrat.server.limits import AccountLimits, Limits
-from sahrat.server.table.connection import Connection
+from sahrat.server.cluster.cluster import ClusterHost
+from sahrat.server.cluster.placement import (
+    MOVED,
+    Placement,
+    TableQuery,
+    no_such_table,
+    retrying,
+)
+from sahrat.server.policy import Policy, admits
+from sahrat.server.process import ProcessServices
 from sahrat.server.table.errors import TableError
 from sahrat.server.table.services import ServerDefaults
 from sahrat.server.table.table import Table
 from sahrat.settings import Settings
-from sahrat.store import ledger
-from sahrat.store.db import make_sessions
-from sahrat.store.log import LogWriter, current_match_entries
-from sahrat.store.models import (
-    GameTable,
-    Match,
-    MatchPlayer,
-    Seat,
-    ServerSetting,
-    User,
-)
+from sahrat.store import accounts
+from sahrat.store import tables as rows
+from sahrat.store.models import GameTable, Seat
+from sahrat.store.tables import LIVE, LOAD_CHUNK, MAX_TABLE_ID, in_session, in_transaction
 
 log = logging.getLogger("sahrat.hub")
-
-MAX_TABLE_ID = 2**31 - 1  # ids are 32-bit integers in the database
-LIVE = ("waiting", "playing")
-LOAD_CHUNK = 200  # tables reloaded per session at a start (their seats' owners in one IN)
 
 RUNNING: set[Hub] = set()  # the hubs of this process, for a graceful shutdown
 
 
-class Hub:
-    def __init__(self, settings: Settings, engine: AsyncEngine) -> None:
-        self.settings = settings
-        self.db = engine
-        self.sessions = make_sessions(engine)
-        self.writer = LogWriter(self.sessions, metrics.LOG_WRITE_SECONDS.observe)
+class Hub(ProcessServices):
+    """The registry of the tables this process serves (and ``TableServices`` for them)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        engine: AsyncEngine,
+        placement: Callable[[ClusterHost], Placement],
+    ) -> None:
+        super().__init__(settings, engine)
         self.tables: dict[int, Table] = {}
-        self.names: dict[int, str] = {}
-        self.defaults = ServerDefaults(
-            welcome_grant=settings.welcome_grant,
-            free_table_earnings=settings.free_table_earnings,
-            default_turn_seconds=settings.default_turn_seconds,
-            free_table_earnings_per_day=settings.free_table_earnings_per_day,
-        )
-        self.suspended: set[int] = set()  # users who may not sit down
-        self._background: set[asyncio.Task[None]] = set()
-        self.cluster: Cluster | None = None
-        if settings.redis_url:
-            secret = settings.cluster_secret  # required with redis_url (settings.py)
-            assert secret is not None
-            self.cluster = Cluster(
-                self,
-                settings.redis_url,
-                settings.cluster_prefix,
-                settings.lease_seconds,
-                secret.get_secret_value().encode(),
-            )
-        self._loading: dict[int, asyncio.Future[Table | None]] = {}
-        self.limits = Limits(
-            settings.message_rate,
-            settings.message_burst,
-            settings.account_rate,
-            settings.account_burst,
-            settings.abuse_limit,
-        )
-        self.sockets: dict[str, set[Connection]] = {}  # open WebSockets by token digest
-        self.account_limits = AccountLimits(settings)
-        self.passwords = HashPool(settings.hash_threads, settings.hash_queue)
-        self.sockets_of: dict[int, int] = {}  # how many WebSockets each user holds open here
+        self.policy = Policy(settings, self.sessions, self)
+        self.defaults: ServerDefaults = self.policy.defaults  # the policy's own objects,
+        self.suspended: set[int] = self.policy.suspended  # which the tables read
+        self.placement = placement(self)
         self._creating = asyncio.Lock()  # counting a creator's open tables, then adding one
         self._sweeper: asyncio.Task[None] | None = None
-        self.next_ticket_sweep = 0.0  # when an issued ticket next sweeps expired ones
         metrics.LIVE_TABLES.set_function(lambda: len(self.tables))
 
     async def start(self) -> None:
         RUNNING.add(self)
         self.writer.start()
-        self._sweeper = asyncio.create_task(self._expire_waiting_tables(), name="expire-waiting")
-        async with self.sessions() as session:
-            for setting in (await session.scalars(select(ServerSetting))).all():
-                if hasattr(self.defaults, setting.key):
-                    setattr(self.defaults, setting.key, setting.value)
-            self.suspended = set(
-                (await session.scalars(select(User.id).where(User.suspended.is_(True)))).all()
-            )
-        if self.cluster is None:
-            await self._load_tables(await self.live_table_ids())
-            log.info("loaded %d unfinished tables", len(self.tables))
-        else:
-            await self.cluster.start()  # its scan takes the tables nobody serves
+        self._sweeper = asyncio.create_task(
+            self.policy.expire_waiting_tables(), name="expire-waiting"
+        )
+        await self.policy.load()
+        await self.placement.start()  # alone: every unfinished table; else the orphans
 
     async def hand_over(self) -> None:
         """Stop serving tables: finish what is in progress, release every lease, and
         tell every client to reconnect (another process takes the tables at once)."""
-        if self.cluster is not None:
-            self.cluster.taking = False
+        self.placement.stop_taking()
         for table_id in list(self.tables):
             table = self.tables.pop(table_id, None)
             if table is None:
                 continue
             await table.hand_over(MOVED, "the server is shutting down; reconnect")
-            if self.cluster is not None:
-                await self.cluster.release(table_id)
+            await self.placement.release(table_id)
 
     async def stop(self) -> None:
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
         await self.hand_over()
-        if self.cluster is not None:
-            await self.cluster.stop()
+        await self.placement.stop()
         await self.writer.stop()
         RUNNING.discard(self)
 
-    async def live_table_ids(self) -> list[int]:
-        async with self.sessions() as session:
-            return list(
-                (
-                    await session.scalars(
-                        select(GameTable.id).where(GameTable.status.in_(("waiting", "playing")))
-                    )
-                ).all()
-            )
+    # --- loading -----------------------------------------------------------------------
 
-    async def take_over(self, table_id: int) -> Table | None:
-        """Take the lease of a table nobody serves and load it from its log."""
-        if self.cluster is None or table_id in self.tables:
-            return self.tables.get(table_id)
-        pending = self._loading.get(table_id)
-        if pending is not None:
-            return await pending
-        future: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
-        self._loading[table_id] = future
-        try:
-            table = None
-            if await self.cluster.acquire(table_id):
-                table = await self._load(table_id)
-                if table is None:
-                    await self.cluster.release(table_id)
-                else:
-                    log.info("took table %s over", table_id, extra={"table_id": table_id})
-            future.set_result(table)
-            return table
-        except BaseException as error:
-            future.set_exception(error)
-            future.exception()  # retrieved: nobody else may be waiting
-            if self.cluster.held.get(table_id) is not None:
-                await self.cluster.release(table_id)
-            raise
-        finally:
-            self._loading.pop(table_id, None)
-
-    async def _load(self, table_id: int) -> Table | None:
-        """Rebuild a live table from the database (None if it is not live)."""
-        return (await self._load_tables([table_id])).get(table_id)
-
-    async def _load_tables(self, table_ids: Sequence[int]) -> dict[int, Table]:
+    async def load_tables(self, table_ids: Iterable[int]) -> dict[int, Table]:
         """Rebuild the live ones of ``table_ids`` from the database, a few queries for
-        all of them (a restart reloads every table at once), each table's match
-        replayed from its current start."""
+        each chunk of them (a restart reloads every table at once), each table's match
+        replayed from its current start; they join this process's tables."""
+        wanted = list(table_ids)
         loaded: dict[int, Table] = {}
-        for first in range(0, len(table_ids), LOAD_CHUNK):
-            chunk = list(table_ids[first : first + LOAD_CHUNK])
-            async with self.sessions() as session:
-                rows = (
-                    await session.scalars(
-                        select(GameTable).where(GameTable.id.in_(chunk), GameTable.status.in_(LIVE))
-                    )
-                ).all()
-                seats: dict[int, list[Seat]] = {row.id: [] for row in rows}
-                for seat in (
-                    await session.scalars(select(Seat).where(Seat.table_id.in_(list(seats))))
-                ).all():
-                    seats[seat.table_id].append(seat)
-                owners = [s.user_id for found in seats.values() for s in found]
-                await self._remember_names([uid for uid in owners if uid is not None], session)
-                playing = [row.id for row in rows if row.status == "playing"]
-                entries = await current_match_entries(session, playing)
-                for row in rows:
-                    table = self._table_from_row(row, seats[row.id])
-                    if row.status == "playing":
-                        table.restore(entries[row.id])
-                        table.expect_players()
-                    self.tables[row.id] = loaded[row.id] = table
+        for first in range(0, len(wanted), LOAD_CHUNK):
+            chunk = wanted[first : first + LOAD_CHUNK]
+            found = await in_session(
+                self.sessions, partial(rows.load_live, table_ids=chunk, known=self.names)
+            )
+            self.remember_names(found.names)
+            for row in found.rows:
+                table = self.table_from_row(row, found.seats[row.id])
+                if row.status == "playing":
+                    table.restore(found.entries[row.id])
+                    table.expect_players()
+                self.tables[row.id] = loaded[row.id] = table
         return loaded
 
-    async def _remember_names(self, user_ids: list[int], session: Any) -> None:
-        missing = [uid for uid in user_ids if uid not in self.names]
-        if missing:
-            for user in (await session.scalars(select(User).where(User.id.in_(missing)))).all():
-                # a rename applied while this read was on its way is the newer name
-                self.names.setdefault(user.id, user.name)
-
-    def _table_from_row(self, row: GameTable, seats: Sequence[Seat]) -> Table:
+    def table_from_row(self, row: GameTable, seats: Sequence[Seat]) -> Table:
         """A table as its database rows describe it (its match not yet replayed)."""
         players = int(options_for(row.game, row.options).players)
         owners: list[int | None] = [None] * players
@@ -247,17 +154,12 @@ class Hub:
             addresses={seat.seat: seat.address for seat in seats if seat.address is not None},
         )
 
-    def remember_name(self, user_id: int, name: str) -> None:
-        """Remember the name of a user not known yet. A known name changes only by a
-        rename (:meth:`apply_rename`): a name read before a rename and remembered after
-        it must not bring the old name back."""
-        self.names.setdefault(user_id, name)
+    # --- names -------------------------------------------------------------------------
 
     def renamed(self, user_id: int, name: str) -> None:
         """A player's new name (already written): shown here and on every process."""
         self.apply_rename(user_id, name)
-        if self.cluster is not None:
-            self.cluster.broadcast({"k": "rename", "u": user_id, "n": name})
+        self.placement.broadcast({"k": "rename", "u": user_id, "n": name})
 
     def apply_rename(self, user_id: int, name: str) -> None:
         """Show a player's new name at this process's tables: every name a table shows
@@ -273,17 +175,12 @@ class Hub:
         """Read every remembered name again (after the cluster may have missed a
         rename: its subscription was lost), and apply the ones that changed."""
         known = list(self.names)
-        found: dict[int, str] = {}
-        async with self.sessions() as session:
-            for first in range(0, len(known), LOAD_CHUNK):
-                chunk = known[first : first + LOAD_CHUNK]
-                rows = await session.execute(select(User.id, User.name).where(User.id.in_(chunk)))
-                found.update(rows.tuples().all())
+        found = await in_session(self.sessions, lambda s: accounts.names_of(s, known))
         for user_id, name in found.items():
             if self.names.get(user_id) != name:
                 self.apply_rename(user_id, name)
 
-    # --- tables ---------------------------------------------------------------------
+    # --- tables ------------------------------------------------------------------------
 
     async def create_table(
         self,
@@ -305,76 +202,40 @@ class Hub:
             values["turn_seconds"] = self.defaults.default_turn_seconds
         values.setdefault("bot_level", self.settings.bot_level)
         parsed = options_for(game, values)
-        stored = parsed.to_json()
         if sit:
             await self.check_can_sit(creator_id, int(parsed.stake))
         invite_code = secrets.token_urlsafe(8) if private else None
-        async with self._creating, self.sessions() as session, session.begin():
+        async with self._creating:
             if capped:
-                await self._check_open_tables(session, creator_id)
-            row = GameTable(
-                game=game,
-                options=stored,
-                private=private,
-                invite_code=invite_code,
-                creator_id=creator_id,
-                status="waiting",
-                seq=0,
+                await self.policy.check_may_open(creator_id)
+            row = await in_transaction(
+                self.sessions,
+                lambda session: rows.add_table(
+                    session,
+                    game=game,
+                    options=parsed.to_json(),
+                    private=private,
+                    invite_code=invite_code,
+                    creator_id=creator_id,
+                ),
             )
-            session.add(row)
-            await session.flush()  # the row gets its id and its defaults
-            table_id = row.id
-            await self._remember_names([creator_id], session)
+        await self.learn_names([creator_id])
         # In a cluster another process's scan may take the new table first: then the
         # creator's seat is taken through it, like any forwarded operation.
-        if self.cluster is None or await self.cluster.acquire(table_id):
-            self.tables[table_id] = self._table_from_row(row, ())
+        if await self.placement.acquire(row.id):
+            self.tables[row.id] = self.table_from_row(row, ())
         if sit:
             return dict(
-                await self.call(table_id, "join", user_id=creator_id, seat=None, address=address)
+                await self.call(row.id, "join", user_id=creator_id, seat=None, address=address)
             )
-        return dict(await self.call(table_id, "info", viewer=creator_id))
-
-    async def _check_open_tables(self, session: Any, creator_id: int) -> None:
-        limit = self.settings.max_open_tables_per_account
-        open_tables = await session.scalar(
-            select(func.count())
-            .select_from(GameTable)
-            .where(GameTable.creator_id == creator_id, GameTable.status.in_(LIVE))
-        )
-        if open_tables >= limit:
-            raise TableError(
-                "too_many_tables",
-                f"you already have {open_tables} open tables (at most {limit}); open another "
-                "when one is over (a waiting table nobody watches closes after a while)",
-            )
+        return dict(await self.call(row.id, "info", viewer=creator_id))
 
     async def locate(self, table_id: int) -> Table | str:
         """The live table if this process serves it, else the id of the process that
-        does (taking a table that nobody serves). Raises TableError 404 if not live."""
+        does (taking a table that nobody serves). Raises TableError if not live."""
         if not 1 <= table_id <= MAX_TABLE_ID:
-            raise _no_table(table_id)  # never a database error for an id out of range
-        table = self.tables.get(table_id)
-        if self.cluster is None:
-            if table is None:
-                raise _no_table(table_id)
-            return table
-        if table is not None and self.cluster.holds(table_id):
-            return table
-        try:
-            for _ in range(3):
-                owner = await self.cluster.owner(table_id)
-                if owner is not None and owner != self.cluster.node:
-                    return owner
-                taken = await self.take_over(table_id)
-                if taken is not None:
-                    return taken
-                if owner is None and await self.cluster.owner(table_id) is None:
-                    raise _no_table(table_id)  # not live: finished, closed or unknown
-                await asyncio.sleep(0.05)
-        except RedisError as error:
-            log.warning("cannot reach Redis to find table %s: %s", table_id, error)
-        raise TableError("unavailable", "the table is moving between servers; try again")
+            raise no_such_table(table_id)  # never a database error for an id out of range
+        return await self.placement.locate(table_id)
 
     async def call(self, table_id: int, op: str, **args: Any) -> Any:
         """Run a table operation (``run_op``) on the process that serves the table."""
@@ -383,55 +244,53 @@ class Hub:
             where = await self.locate(table_id)
             if isinstance(where, Table):
                 return await self.run_op(where, op, args)
-            assert self.cluster is not None
-            return await self.cluster.call(where, op, table_id, args)
+            return await self.placement.call(where, op, table_id, args)
 
         return await retrying(3, attempt)
 
     async def run_op(self, table: Table, op: str, args: dict[str, Any]) -> Any:
-        """A table operation on a table this process serves; returns the table's info
-        as ``viewer`` (or the acting user) sees it. A player's operation on a private
-        table they may not see is refused as if the table did not exist."""
+        """A table operation (one of ``OPS``) on a table this process serves, called
+        here or forwarded by another process; returns the table's info as ``viewer``
+        (or the acting user) sees it. A player's operation on a private table they may
+        not see is refused as if the table did not exist."""
         if op in PLAYER_OPS:
             user = args.get("viewer") if op == "info" else args.get("user_id")
             if not admits(table, user, args.get("invite")):
-                raise _no_table(table.id)
-        if op == "info":
-            return table.info(args.get("viewer"))
-        if op == "join":
-            await table.join(int(args["user_id"]), args.get("seat"), args.get("address"))
-            return table.info(args["user_id"])
-        if op == "leave":
-            await table.leave(int(args["user_id"]))
-            return table.info(args["user_id"])
-        if op == "start":
-            await table.start_with_bots(int(args["user_id"]), args.get("level"))
-            return table.info(args["user_id"])
-        if op == "options":
-            await self._update_options(table, args["options"])
-            return table.info(args.get("viewer"))
-        if op == "close":
-            await self._close_table(table)
-            return table.info(args.get("viewer"))
-        raise TableError("bad_operation", f"unknown table operation {op!r}")
+                raise no_such_table(table.id)
+        operation = OPS.get(op)
+        if operation is None:
+            raise TableError("bad_operation", f"unknown table operation {op!r}")
+        return await operation(self, table, args)
+
+    async def _info(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+        return table.info(args.get("viewer"))
+
+    async def _join(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+        await table.join(int(args["user_id"]), args.get("seat"), args.get("address"))
+        return table.info(args["user_id"])
+
+    async def _leave(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+        await table.leave(int(args["user_id"]))
+        return table.info(args["user_id"])
+
+    async def _start(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+        await table.start_with_bots(int(args["user_id"]), args.get("level"))
+        return table.info(args["user_id"])
+
+    async def _options(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+        await table.update_options(args["options"])
+        return table.info(args.get("viewer"))
+
+    async def _close(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
+        await self.close_here(table)
+        return table.info(args.get("viewer"))
 
     async def by_invite(self, code: str) -> int:
         """The id of the live table with this invite code."""
-        if self.cluster is None:
-            for table in self.tables.values():
-                if _invited(table.invite_code, code):
-                    return table.id
-        else:
-            async with self.sessions() as session:
-                found = await session.scalar(
-                    select(GameTable.id).where(
-                        GameTable.invite_code == code,
-                        GameTable.status.in_(("waiting", "playing")),
-                    )
-                )
-            if found is not None:
-                return int(found)
-        raise TableError("bad_invite", "no table has that invite code")
+        found = await self.placement.by_invite(code)
+        if found is None:
+            raise TableError("bad_invite", "no table has that invite code")
+        return found
 
     async def list_tables(
         self,
@@ -449,130 +308,26 @@ class Hub:
         person play: ``Table.in_lobby``), oldest first: at most ``limit`` of them, from
         the first with an id above ``after``. In a cluster they come from the database,
         where presence is not kept."""
-        wanted = (status,) if status is not None else LIVE
-        if self.cluster is None:
-            found = sorted(
-                (
-                    t
-                    for t in self.tables.values()
-                    if t.id > after
-                    and t.status in wanted
-                    and (private or not t.private)
-                    and (game is None or t.game == game)
-                    and (not lobby or t.in_lobby)
-                ),
-                key=lambda t: t.id,
-            )
-            return [t.info(viewer) for t in found[:limit]]
-        async with self.sessions() as session:
-            query = select(GameTable).where(GameTable.status.in_(wanted), GameTable.id > after)
-            if not private:
-                query = query.where(GameTable.private.is_(False))
-            if game is not None:
-                query = query.where(GameTable.game == game)
-            if lobby:  # as Table.in_lobby, in the query: a page stays a full page
-                person = (
-                    select(Seat.id)
-                    .where(
-                        Seat.table_id == GameTable.id,
-                        Seat.user_id.is_not(None),
-                        Seat.left.is_(False),
-                    )
-                    .exists()
-                )
-                query = query.where(or_(GameTable.status == "waiting", person))
-            rows = (await session.scalars(query.order_by(GameTable.id).limit(limit))).all()
-            seats = (
-                await session.scalars(select(Seat).where(Seat.table_id.in_([r.id for r in rows])))
-            ).all()
-            await self._remember_names([s.user_id for s in seats if s.user_id is not None], session)
-        by_table: dict[int, list[Seat]] = {}
-        for seat in seats:
-            by_table.setdefault(seat.table_id, []).append(seat)
-        return [self._row_info(row, by_table.get(row.id, []), viewer) for row in rows]
-
-    def _row_info(self, row: GameTable, seats: list[Seat], viewer: int | None) -> dict[str, Any]:
-        """A table's info: from this process if it serves it, else from its rows."""
-        table = self.tables.get(row.id) or self._table_from_row(row, seats)
-        return table.info(viewer)
-
-    # --- who may see a table, and how many sockets --------------------------------------
-
-    async def admits_stored(self, table_id: int, user_id: int | None, invite: str | None) -> bool:
-        """Whether a player may see a table, from the database (for a table this
-        process does not serve, or no longer: a finished one). The creator, anyone who
-        had a seat or played a match there, and a holder of the invite code may."""
-        if not 1 <= table_id <= MAX_TABLE_ID:
-            return False
-        async with self.sessions() as session:
-            row = await session.get(GameTable, table_id)
-            if row is None:
-                return False
-            if not row.private or user_id == row.creator_id or _invited(row.invite_code, invite):
-                return True
-            if user_id is None:
-                return False
-            seated = await session.scalar(
-                select(Seat.seat).where(Seat.table_id == table_id, Seat.user_id == user_id)
-            )
-            if seated is not None:
-                return True
-            players = (
-                await session.scalars(select(Match.players).where(Match.table_id == table_id))
-            ).all()
-        return any(user_id in (seats or []) for seats in players)
-
-    def socket_refusal(self, user_id: int, where: Table | str) -> tuple[int, str] | None:
-        """The close code and reason refusing one more socket to this user (None: it may
-        open): an account holds only so many sockets on a process, and a table takes
-        only so many spectators (its players always get in). A connection costs every
-        other one at its table a message, so these bound what one account can cost."""
-        limit = self.settings.max_sockets_per_account
-        if self.sockets_of.get(user_id, 0) >= limit:
-            return 4409, f"you have {limit} sockets open already; close one first"
-        if isinstance(where, Table):
-            return self.spectator_refusal(where, user_id)
-        return None  # the owner of the table counts its spectators (cluster.py)
-
-    def spectator_refusal(self, table: Table, user_id: int) -> tuple[int, str] | None:
-        """The close code refusing one more spectator to a table that has its fill."""
-        if table.seat_of(user_id) is not None:
-            return None
-        limit = self.settings.max_spectators_per_table
-        watching = sum(1 for conn in table.connections if conn.seat is None and not conn.closed)
-        if watching >= limit:
-            return 4410, f"this table has {limit} spectators already; try again later"
-        return None
-
-    def socket_opened(self, user_id: int) -> None:
-        self.sockets_of[user_id] = self.sockets_of.get(user_id, 0) + 1
-
-    def socket_closed(self, user_id: int) -> None:
-        left = self.sockets_of.get(user_id, 0) - 1
-        if left > 0:
-            self.sockets_of[user_id] = left
-        else:
-            self.sockets_of.pop(user_id, None)
-
-    def track_socket(self, digest: str, conn: Connection) -> None:
-        self.sockets.setdefault(digest, set()).add(conn)
-
-    def untrack_socket(self, digest: str, conn: Connection) -> None:
-        found = self.sockets.get(digest)
-        if found is not None:
-            found.discard(conn)
-            if not found:
-                del self.sockets[digest]
+        statuses = (status,) if status is not None else LIVE
+        query = TableQuery(viewer, private, statuses, game, after, limit, lobby)
+        return await self.placement.list_tables(query)
 
     def token_revoked(self, digest: str) -> None:
         """Close the WebSockets opened with a token just revoked (on every process)."""
-        self.close_sockets(digest)
-        if self.cluster is not None:
-            self.cluster.broadcast({"k": "revoked", "d": digest})
+        self.sockets.close_token(digest)
+        self.placement.broadcast({"k": "revoked", "d": digest})
 
-    def close_sockets(self, digest: str) -> None:
-        for conn in list(self.sockets.get(digest, ())):
-            conn.close(4401, "the token was revoked")
+    # --- where a table is served, who may sit (TableServices) -------------------------
+
+    async def check_can_sit(self, user_id: int, stake: int) -> None:
+        await self.policy.check_can_sit(user_id, stake)
+
+    async def coin_balances(self, user_ids: list[int]) -> dict[int, int]:
+        return await self.policy.coin_balances(user_ids)
+
+    def may_write(self, table_id: int) -> bool:
+        """Whether this process still holds the table's lease (always, alone)."""
+        return self.placement.holds(table_id)
 
     def drop(self, table_id: int, reason: str) -> None:
         """Stop serving a table whose lease is gone (or that another process wrote):
@@ -580,40 +335,7 @@ class Hub:
         table = self.tables.pop(table_id, None)
         if table is not None:
             table.close(MOVED, reason)
-        if self.cluster is not None and table_id in self.cluster.held:
-            self.background(asyncio.create_task(self.cluster.release(table_id)))
-
-    async def store_seat(
-        self,
-        table_id: int,
-        seat: int,
-        user_id: int | None,
-        bot_level: str | None,
-        left: bool,
-        address: str | None = None,
-    ) -> None:
-        """Write who owns and who controls a seat (and, when it is taken, from where)."""
-        async with self.sessions() as session, session.begin():
-            row = await session.scalar(
-                select(Seat).where(Seat.table_id == table_id, Seat.seat == seat)
-            )
-            if row is None:
-                session.add(
-                    Seat(
-                        table_id=table_id,
-                        seat=seat,
-                        user_id=user_id,
-                        bot_level=bot_level,
-                        left=left,
-                        address=address,
-                    )
-                )
-            else:
-                row.user_id, row.bot_level, row.left = user_id, bot_level, left
-                if address is not None:
-                    row.address = address
-            if user_id is not None:
-                await self._remember_names([user_id], session)
+        self.placement.release_soon(table_id)
 
     def forget_later(self, table_id: int) -> None:
         """Drop a finished table from memory once nobody watches it (its match stays in
@@ -625,8 +347,7 @@ class Hub:
         """A table that closed itself (a match of bots its last person left) leaves
         memory at once, and its lease with it."""
         self.tables.pop(table_id, None)
-        if self.cluster is not None and table_id in self.cluster.held:
-            self.background(asyncio.create_task(self.cluster.release(table_id)))
+        self.placement.release_soon(table_id)
 
     def _forget(self, table_id: int) -> None:
         table = self.tables.get(table_id)
@@ -637,174 +358,31 @@ class Hub:
             return
         del self.tables[table_id]
         table.close()
-        if self.cluster is not None:
-            self.background(asyncio.create_task(self.cluster.release(table_id)))
+        self.placement.release_soon(table_id)
 
-    def background(self, task: asyncio.Task[None]) -> None:
-        """Keep a fire-and-forget task alive and log its failure."""
-        self._background.add(task)
-
-        def done(finished: asyncio.Task[None]) -> None:
-            self._background.discard(finished)
-            if not finished.cancelled() and finished.exception() is not None:
-                log.error("background task failed", exc_info=finished.exception())
-
-        task.add_done_callback(done)
-
-    async def store_status(self, table_id: int, status: str) -> None:
-        """Write a table's status (a finished table waiting again for a rematch)."""
-        async with self.sessions() as session, session.begin():
-            row = await session.get(GameTable, table_id)
-            if row is not None:
-                row.status = status
-
-    async def remove_seat(self, table_id: int, seat: int) -> None:
-        async with self.sessions() as session, session.begin():
-            await session.execute(delete(Seat).where(Seat.table_id == table_id, Seat.seat == seat))
-
-    # --- coins and admins -----------------------------------------------------------
-
-    async def check_can_sit(self, user_id: int, stake: int) -> None:
-        """Refuse a seat to a suspended player; at a coin table, to a guest, to an
-        account with fewer counted matches than the server asks, or to one who cannot
-        cover the stake (checked again, in the database, when the match starts).
-        docs/economy.md says why."""
-        if user_id in self.suspended:
-            raise TableError("suspended", "your account is suspended; you cannot sit down")
-        if stake <= 0:
-            return
-        async with self.sessions() as session:
-            user = await session.get(User, user_id)
-            if user is not None and user.guest and not self.settings.guests_at_coin_tables:
-                raise TableError(
-                    "coin_table_needs_account",
-                    "guests play at free tables; sign up (a name and a password) to play for coins",
-                )
-            needed = self.settings.coin_table_min_matches
-            if needed > 0:
-                played = await _matches_played(session, user_id)
-                if played < needed:
-                    raise TableError(
-                        "coin_table_needs_matches",
-                        f"play {needed} counted matches at free tables before you play for "
-                        f"coins ({played} so far): decided matches of at least "
-                        f"{self.settings.counted_min_rounds} Konkan rounds or "
-                        f"{self.settings.counted_min_deals} Conquian deals, in which you "
-                        f"played {self.settings.counted_min_turns} turns yourself and "
-                        "finished in your seat",
-                    )
-            have = await ledger.balance(session, ledger.user_account(user_id))
-        if have < stake:
-            raise TableError(
-                "not_enough_coins",
-                f"this table's stake is {stake} coins and you have {have}",
-            )
-
-    async def coin_balances(self, user_ids: list[int]) -> dict[int, int]:
-        async with self.sessions() as session:
-            found = await ledger.balances(session, [ledger.user_account(u) for u in user_ids])
-        return {u: found[ledger.user_account(u)] for u in user_ids}
+    # --- admins ------------------------------------------------------------------------
 
     async def set_defaults(self, values: dict[str, int]) -> ServerDefaults:
-        async with self.sessions() as session, session.begin():
-            for key, value in values.items():
-                row = await session.get(ServerSetting, key)
-                if row is None:
-                    session.add(ServerSetting(key=key, value=value))
-                else:
-                    row.value = value
+        await self.policy.store_defaults(values)
         self.apply_defaults(values)
-        if self.cluster is not None:
-            self.cluster.broadcast({"k": "defaults", "v": values})
+        self.placement.broadcast({"k": "defaults", "v": values})
         return self.defaults
 
     def apply_defaults(self, values: dict[str, int]) -> None:
-        for key, value in values.items():
-            if hasattr(self.defaults, key):
-                setattr(self.defaults, key, int(value))
+        self.policy.apply_defaults(values)
 
     async def set_suspended(self, user_id: int, suspended: bool) -> None:
-        """Suspend (or restore) a player: a suspended player's seats are left, as if
-        they had walked away (a waiting table frees the seat, a running match plays on
-        without them), and their connections there become a spectator's."""
-        async with self.sessions() as session, session.begin():
-            user = await session.get(User, user_id)
-            if user is None:
-                raise TableError("no_such_player", f"there is no player {user_id}")
-            user.suspended = suspended
-        if self.cluster is not None:
-            self.cluster.broadcast({"k": "suspend", "u": user_id, "v": suspended})
+        """Suspend (or restore) a player, here and on every process (``Policy``)."""
+        await self.policy.store_suspended(user_id, suspended)
+        self.placement.broadcast({"k": "suspend", "u": user_id, "v": suspended})
         await self.apply_suspended(user_id, suspended)
 
     async def apply_suspended(self, user_id: int, suspended: bool) -> None:
-        """Apply a suspension to this process's tables (each process its own)."""
-        if not suspended:
-            self.suspended.discard(user_id)
-            return
-        self.suspended.add(user_id)
-        for table in list(self.tables.values()):
-            if table.seat_of(user_id) is not None and table.status in ("waiting", "playing"):
-                try:
-                    await table.leave(user_id)
-                except TableError:
-                    log.warning("table %s: could not unseat suspended %s", table.id, user_id)
-                table.demote(user_id)
+        await self.policy.apply_suspended(user_id, suspended)
 
     async def close_table(self, table_id: int, viewer: int | None = None) -> dict[str, Any]:
         """Close a table that is not playing (its seats are emptied)."""
         return dict(await self.call(table_id, "close", viewer=viewer))
-
-    async def _close_table(self, table: Table, unless: Callable[[], bool] | None = None) -> None:
-        """Close a table (not while it plays, nor when ``unless`` says no once its
-        lock is held); a waiting table's seats are freed."""
-        if not await table.close_down(unless):
-            return
-        self.tables.pop(table.id, None)
-        if self.cluster is not None:
-            await self.cluster.release(table.id)
-
-    async def store_closed(self, table_id: int, free_seats: bool) -> None:
-        """Write that a table is closed (and, if it was waiting, free its seats)."""
-        async with self.sessions() as session, session.begin():
-            row = await session.get(GameTable, table_id)
-            if row is not None:
-                row.status = "closed"
-            if free_seats:
-                await session.execute(delete(Seat).where(Seat.table_id == table_id))
-
-    async def _expire_waiting_tables(self) -> None:
-        """Close the waiting tables nobody has watched (no socket open to them) and
-        whose seats have not changed for ``waiting_table_seconds``: a table opened and
-        forgotten must not stay in the lobby for ever. In a cluster each process does it
-        for the tables it serves."""
-        limit = self.settings.waiting_table_seconds
-        quiet: dict[int, tuple[float, list[int | None]]] = {}  # since when, with which seats
-        while True:
-            await asyncio.sleep(min(30.0, limit / 4))
-            now = time.monotonic()
-            for table_id in set(quiet) - set(self.tables):
-                del quiet[table_id]
-            for table in list(self.tables.values()):
-                if table.status != "waiting" or table.connections or not self.may_write(table.id):
-                    quiet.pop(table.id, None)
-                    continue
-                since, seats = quiet.setdefault(table.id, (now, list(table.seats)))
-                if seats != table.seats:
-                    quiet[table.id] = (now, list(table.seats))
-                elif now - since >= limit:
-                    del quiet[table.id]
-                    await self._expire(table, seats)
-
-    async def _expire(self, table: Table, seats: list[int | None]) -> None:
-        def busy() -> bool:  # someone came or sat down while the lock was awaited
-            return bool(table.connections) or table.seats != seats or table.status != "waiting"
-
-        try:
-            await self._close_table(table, unless=busy)
-        except Exception:
-            log.exception("could not close idle waiting table %s", table.id)
-        else:
-            log.info("closed idle waiting table %s", table.id, extra={"table_id": table.id})
 
     async def update_options(
         self, table_id: int, options: dict[str, Any], viewer: int | None = None
@@ -812,52 +390,23 @@ class Hub:
         """New options for a waiting table (raises BadOption naming a bad one)."""
         return dict(await self.call(table_id, "options", options=options, viewer=viewer))
 
-    async def _update_options(self, table: Table, options: dict[str, Any]) -> None:
-        await table.update_options(options)
-
-    async def store_options(self, table_id: int, options: dict[str, Any]) -> None:
-        """Write a table's (validated) options."""
-        async with self.sessions() as session, session.begin():
-            row = await session.get(GameTable, table_id)
-            if row is not None:
-                row.options = options
-
-    def may_write(self, table_id: int) -> bool:
-        """Whether this process still holds the table's lease (always, alone)."""
-        return self.cluster is None or self.cluster.holds(table_id)
+    async def close_here(self, table: Table, unless: Callable[[], bool] | None = None) -> None:
+        """Close a table (not while it plays, nor when ``unless`` says no once its
+        lock is held); a waiting table's seats are freed."""
+        if not await table.close_down(unless):
+            return
+        self.tables.pop(table.id, None)
+        await self.placement.release(table.id)
 
 
-async def _matches_played(session: Any, user_id: int) -> int:
-    """The user's counted matches (``match_players.counted``: the rule of
-    docs/economy.md, "What counts"), wherever they were played and whether or not the
-    user still sits at those tables."""
-    found = await session.scalar(
-        select(func.count())
-        .select_from(MatchPlayer)
-        .where(MatchPlayer.user_id == user_id, MatchPlayer.counted.is_(True))
-    )
-    return int(found or 0)
-
-
-def _no_table(table_id: int) -> TableError:
-    return TableError("no_such_table", f"there is no open table {table_id}")
-
-
+# The table operations, by name: what ``Hub.call`` runs here and what another process's
+# call runs through ``run_op`` (``cluster/bus.py``).
+OPS: dict[str, Callable[[Hub, Table, dict[str, Any]], Awaitable[Any]]] = {
+    "info": Hub._info,
+    "join": Hub._join,
+    "leave": Hub._leave,
+    "start": Hub._start,
+    "options": Hub._options,
+    "close": Hub._close,
+}
 PLAYER_OPS = ("info", "join", "leave", "start")  # the operations that check admits()
-
-
-def admits(table: Table, user_id: int | None, invite: str | None = None) -> bool:
-    """Whether a player may see a table: any public one; a private one only its
-    creator, its seated players and a holder of its invite code (anyone else is told it
-    does not exist, so that guessing ids reveals nothing)."""
-    if not table.private or _invited(table.invite_code, invite):
-        return True
-    return user_id is not None and (user_id == table.creator_id or user_id in table.seats)
-
-
-def _invited(code: str | None, given: str | None) -> bool:
-    return (
-        code is not None
-        and given is not None
-        and secrets.compare_digest(code.encode(), given.encode())  # str: ASCII only
-    )

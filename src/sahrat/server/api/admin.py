@@ -10,22 +10,33 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, status
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Depends, Query, status
 from sqlalchemy import func, select
 
-from sahrat.server.api.players import LedgerOut, Limit, Offset, ledger_of
-from sahrat.server.api.routes import (
-    MAX_ID,
+from sahrat.server.api.deps import (
     HubDep,
-    NewTable,
+    Limit,
+    Offset,
+    PlayerId,
     TableId,
-    _error,
-    _info,
-    _responses,
-    _table_errors,
+    current_user,
+    http_error,
+    responses,
+    table_errors,
 )
-from sahrat.server.auth import current_user
+from sahrat.server.api.me import ledger_of
+from sahrat.server.api.models import (
+    AdminNewTable,
+    Defaults,
+    DefaultsBody,
+    LedgerCheck,
+    LedgerOut,
+    OptionsBody,
+    PlayerOut,
+    SuspendBody,
+    table_info,
+)
+from sahrat.server.hub import Hub
 from sahrat.server.table.protocol import TableInfo
 from sahrat.store import ledger
 from sahrat.store.models import Balance, LedgerAccount, User
@@ -33,65 +44,13 @@ from sahrat.store.models import Balance, LedgerAccount, User
 
 async def require_admin(user: Annotated[User, Depends(current_user)]) -> User:
     if not user.is_admin:
-        raise _error(status.HTTP_403_FORBIDDEN, "not_admin", "this needs an admin account")
+        raise http_error(status.HTTP_403_FORBIDDEN, "not_admin", "this needs an admin account")
     return user
 
 
 Admin = Annotated[User, Depends(require_admin)]
-PlayerId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
-router = APIRouter(prefix="/api/admin", tags=["admin"], responses=_responses(401, 403))
-
-
-# --- models --------------------------------------------------------------------------------
-
-
-class AdminNewTable(NewTable):
-    sit: bool = Field(default=False, description="the admin takes the first seat")
-
-
-class OptionsBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    options: dict[str, Any] = Field(
-        description="options to change (RULES.md §1.11, §2.6); the others are kept",
-        examples=[{"stake": 100, "players": 3}],
-    )
-
-
-class Defaults(BaseModel):
-    welcome_grant: int = Field(description="coins a new account gets")
-    free_table_earnings: int = Field(
-        description="coins per player of a counted free-table match (docs/economy.md)"
-    )
-    default_turn_seconds: int = Field(description="a new table's turn time unless it sets one")
-    free_table_earnings_per_day: int = Field(
-        description="the most free-table earnings one account is paid in any 24 hours"
-    )
-
-
-class DefaultsBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    welcome_grant: int | None = Field(default=None, ge=0, le=1_000_000)
-    free_table_earnings: int | None = Field(default=None, ge=0, le=1_000_000)
-    default_turn_seconds: int | None = Field(default=None, ge=10, le=300)
-    free_table_earnings_per_day: int | None = Field(default=None, ge=0, le=1_000_000_000)
-
-
-class PlayerOut(BaseModel):
-    id: int
-    name: str
-    guest: bool
-    is_admin: bool
-    suspended: bool
-    balance: int
-
-
-class SuspendBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    suspended: bool = Field(default=True, description="false lifts a suspension")
+router = APIRouter(prefix="/api/admin", tags=["admin"], responses=responses(401, 403))
 
 
 # --- tables -------------------------------------------------------------------------------
@@ -101,40 +60,40 @@ class SuspendBody(BaseModel):
     "/tables",
     status_code=status.HTTP_201_CREATED,
     response_model=TableInfo,
-    responses=_responses(409),
+    responses=responses(409),
 )
 async def create_table(body: AdminNewTable, admin: Admin, hub: HubDep) -> TableInfo:
     """Open a table with any options (a coin table: a positive ``stake``)."""
-    with _table_errors():
+    with table_errors():
         info = await hub.create_table(
             admin.id, body.game, body.options, body.private, body.sit, capped=False
         )
-    return _info(info)
+    return table_info(info)
 
 
 @router.get("/tables", response_model=list[TableInfo])
 async def list_tables(admin: Admin, hub: HubDep) -> list[TableInfo]:
     """Every open table, private ones too, oldest first."""
-    return [_info(info) for info in await hub.list_tables(admin.id, private=True)]
+    return [table_info(info) for info in await hub.list_tables(admin.id, private=True)]
 
 
-@router.patch("/tables/{table_id}", response_model=TableInfo, responses=_responses(404, 409))
+@router.patch("/tables/{table_id}", response_model=TableInfo, responses=responses(404, 409))
 async def update_table(
     table_id: TableId, body: OptionsBody, admin: Admin, hub: HubDep
 ) -> TableInfo:
     """Change a waiting table's options. Refused (409 ``match_in_progress``) while its
     match is being played."""
-    with _table_errors():
+    with table_errors():
         info = await hub.update_options(table_id, body.options, admin.id)
-    return _info(info)
+    return table_info(info)
 
 
-@router.delete("/tables/{table_id}", response_model=TableInfo, responses=_responses(404, 409))
+@router.delete("/tables/{table_id}", response_model=TableInfo, responses=responses(404, 409))
 async def close_table(table_id: TableId, admin: Admin, hub: HubDep) -> TableInfo:
     """Close a table that is not playing (409 ``match_in_progress`` while it is)."""
-    with _table_errors():
+    with table_errors():
         info = await hub.close_table(table_id, admin.id)
-    return _info(info)
+    return table_info(info)
 
 
 # --- server defaults ---------------------------------------------------------------------
@@ -192,20 +151,20 @@ async def list_players(
     return [_player_out(user, balance) for user, balance in rows]
 
 
-async def _player(hub: Any, player_id: int) -> PlayerOut:
+async def _player(hub: Hub, player_id: int) -> PlayerOut:
     async with hub.sessions() as session:
         row = (await session.execute(_player_query().where(User.id == player_id))).first()
     if row is None:
-        raise _error(404, "no_such_player", f"there is no player {player_id}")
+        raise http_error(404, "no_such_player", f"there is no player {player_id}")
     return _player_out(row[0], row[1])
 
 
-@router.get("/players/{player_id}", response_model=PlayerOut, responses=_responses(404))
+@router.get("/players/{player_id}", response_model=PlayerOut, responses=responses(404))
 async def get_player(player_id: PlayerId, admin: Admin, hub: HubDep) -> PlayerOut:
     return await _player(hub, player_id)
 
 
-@router.get("/players/{player_id}/ledger", response_model=LedgerOut, responses=_responses(404))
+@router.get("/players/{player_id}/ledger", response_model=LedgerOut, responses=responses(404))
 async def player_ledger(
     player_id: PlayerId, admin: Admin, hub: HubDep, limit: Limit = 100, offset: Offset = 0
 ) -> LedgerOut:
@@ -216,7 +175,7 @@ async def player_ledger(
 
 
 @router.post(
-    "/players/{player_id}/suspend", response_model=PlayerOut, responses=_responses(404, 409)
+    "/players/{player_id}/suspend", response_model=PlayerOut, responses=responses(404, 409)
 )
 async def suspend_player(
     player_id: PlayerId, admin: Admin, hub: HubDep, body: SuspendBody | None = None
@@ -225,19 +184,10 @@ async def suspend_player(
     cannot sit down; their seats are left as if they had walked away."""
     suspended = body.suspended if body is not None else True
     if player_id == admin.id and suspended:
-        raise _error(409, "self_suspend", "an admin cannot suspend themself")
-    with _table_errors():
+        raise http_error(409, "self_suspend", "an admin cannot suspend themself")
+    with table_errors():
         await hub.set_suspended(player_id, suspended)
     return await _player(hub, player_id)
-
-
-class LedgerCheck(BaseModel):
-    ok: bool = Field(description="no coin appeared or vanished, no balance below zero")
-    total: int = Field(description="the sum of every balance: 0")
-    granted: int = Field(description="everything the house ever gave")
-    held: int = Field(description="the players' and pots' balances: equal to granted")
-    negative: list[str] = Field(description="accounts below zero")
-    mismatched: list[str] = Field(description="accounts whose balance is not their entries'")
 
 
 @router.get("/ledger/check", response_model=LedgerCheck)

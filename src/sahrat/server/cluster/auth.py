@@ -1,6 +1,6 @@
 """Signed batches between the processes of a cluster.
 
-Redis carries every message between the processes (``cluster.py``), and anyone who
+Redis carries every message between the processes (``bus.py``), and anyone who
 can reach Redis can publish on its channels. So a process signs each batch it
 publishes with HMAC-SHA256 under the cluster's shared secret
 (``SAHRAT_CLUSTER_SECRET``), and the receiver refuses a batch whose MAC is missing or

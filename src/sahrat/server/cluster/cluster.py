@@ -28,7 +28,11 @@ says who serves what and carries messages between the processes:
   owner.
 * **Signatures.** Every batch is signed with the cluster's shared secret, and a
   batch that is unsigned, forged, copied or old is refused before it is read
-  (``cluster_auth.py``): writing to Redis is not enough to act as a player.
+  (``auth.py``): writing to Redis is not enough to act as a player.
+
+The :class:`Cluster` is the hub's ``Placement`` (``placement.py``) when
+``SAHRAT_REDIS_URL`` is set; its messages travel on the bus of ``bus.py``, and its
+forwarded sockets are ``forwarding.py``'s.
 """
 
 from __future__ import annotations
@@ -40,48 +44,47 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Protocol
 
-import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from sahrat.rules.errors import BadOption
 from sahrat.server import metrics
-from sahrat.server.cluster.auth import Refused, Signer
-from sahrat.server.socket.dispatch import handle_text
+from sahrat.server.cluster import catalog
+from sahrat.server.cluster.bus import Bus, text_of
+from sahrat.server.cluster.catalog import CatalogHost
+from sahrat.server.cluster.forwarding import Forwarding, ForwardingHost
+from sahrat.server.cluster.placement import (
+    MOVED,
+    Link,
+    Moved,
+    Placement,
+    Solo,
+    TableQuery,
+    TextHandler,
+    no_such_table,
+)
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.errors import TableError
 from sahrat.server.table.table import Table
+from sahrat.settings import Settings
 
 
-class Host(Protocol):
-    """What the cluster needs from the process it links (``Hub`` provides it): the
-    tables it serves, and the operations other processes forward to it."""
-
-    tables: dict[int, Table]
+class ClusterHost(ForwardingHost, CatalogHost, Protocol):
+    """What the cluster needs from the process it links (``Hub`` provides it): besides
+    the tables, the operations and changes other processes forward to it."""
 
     def drop(self, table_id: int, reason: str) -> None: ...
-    async def take_over(self, table_id: int) -> Table | None: ...
-    async def live_table_ids(self) -> list[int]: ...
-    def spectator_refusal(self, table: Table, user_id: int) -> tuple[int, str] | None: ...
-    def remember_name(self, user_id: int, name: str) -> None: ...
     def apply_rename(self, user_id: int, name: str) -> None: ...
     async def refresh_names(self) -> None: ...
-    def background(self, task: asyncio.Task[None]) -> None: ...
     async def run_op(self, table: Table, op: str, args: dict[str, Any]) -> Any: ...
     async def apply_suspended(self, user_id: int, suspended: bool) -> None: ...
     def apply_defaults(self, values: dict[str, int]) -> None: ...
-    def close_sockets(self, digest: str) -> None: ...
 
 
 log = logging.getLogger("sahrat.cluster")
-
-MOVED = 4503  # close code: the table is served elsewhere now; reconnect (with since)
-RPC_SECONDS = 5.0
-REFUSAL_LOG_SECONDS = 10.0  # one warning per reason this often: a flood fills no disk
+hub_log = logging.getLogger("sahrat.hub")  # taking a table over, as it was always logged
 
 _RENEW = """
 local out = {}
@@ -108,103 +111,62 @@ def new_node_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
-_KINDS = frozenset(
-    (
-        "out",
-        "close",
-        "attach",
-        "detach",
-        "cmd",
-        "call",
-        "result",
-        "suspend",
-        "defaults",
-        "revoked",
-        "rename",
-    )
-)
+def placement_for(settings: Settings, on_text: TextHandler) -> Callable[[ClusterHost], Placement]:
+    """The placement the settings ask for, to be built around its host: ``Solo`` alone;
+    with ``SAHRAT_REDIS_URL`` a ``Cluster`` (``on_text`` runs a forwarded socket's text
+    at its table)."""
+    url = settings.redis_url
+    if not url:
+        return Solo
+    secret = settings.cluster_secret  # required with redis_url (settings.py)
+    assert secret is not None
 
+    def cluster(host: ClusterHost) -> Placement:
+        key = secret.get_secret_value().encode()
+        return Cluster(host, url, settings.cluster_prefix, settings.lease_seconds, key, on_text)
 
-class Moved(Exception):
-    """The process asked no longer serves the table; look its owner up again."""
-
-
-class RemoteConnection(Connection):
-    """On the owner: a connection held by another process, reached through Redis."""
-
-    def __init__(self, cluster: Cluster, origin: str, cid: str, user_id: int):
-        super().__init__(user_id=user_id)
-        self.cluster = cluster
-        self.origin = origin
-        self.cid = cid
-
-    def send_text(self, text: str) -> None:
-        if not self.closed:
-            self.cluster.send(self.origin, {"k": "out", "c": self.cid, "x": text})
-
-    def close(self, code: int = 1000, reason: str = "") -> None:
-        if not self.closed:
-            self.closed = True
-            self.cluster.send(self.origin, {"k": "close", "c": self.cid, "code": code, "r": reason})
-
-
-@dataclass(eq=False)
-class Link:
-    """On the origin: a local WebSocket whose table another process owns."""
-
-    cid: str
-    table_id: int
-    owner: str
-    conn: Connection
-    user_id: int
-    last_seq: int | None = None
-
-    def deliver(self, text: str) -> None:
-        """Pass an owner's message on, unless it shows that updates were missed."""
-        head = orjson.loads(text)
-        kind, seq = head.get("type"), head.get("seq")
-        if isinstance(seq, int):
-            if kind == "update" and self.last_seq is not None:
-                if seq <= self.last_seq:
-                    return  # already delivered
-                if seq != self.last_seq + 1:
-                    metrics.GAPS.inc()
-                    self.conn.close(MOVED, "updates were missed; reconnect to catch up")
-                    return
-            if kind in ("update", "snapshot", "resume"):
-                self.last_seq = seq
-        self.conn.send_text(text)
+    return cluster
 
 
 class Cluster:
-    """This process's part of the cluster: its leases, links and message bus."""
+    """This process's part of the cluster, the hub's placement when several processes
+    serve the tables: its leases, its forwarded sockets and its message bus."""
 
     def __init__(
-        self, hub: Host, url: str, prefix: str, lease_seconds: float, secret: bytes
+        self,
+        host: ClusterHost,
+        url: str,
+        prefix: str,
+        lease_seconds: float,
+        secret: bytes,
+        on_text: TextHandler,
     ) -> None:
-        self.hub = hub
+        self.host = host
         self.node = new_node_id()
-        self.signer = Signer(secret, self.node)
-        self._refusals: dict[str, tuple[float, int]] = {}  # reason -> last warning, since
         self.redis: aioredis.Redis = aioredis.from_url(url)
         self.prefix = prefix
         self.lease_seconds = lease_seconds
         self.lease_ms = max(1, int(lease_seconds * 1000))
         self.tick = lease_seconds / 3
         self.held: dict[int, float] = {}  # table -> monotonic time our lease runs until
-        self.links: dict[str, Link] = {}  # origin side, by connection id
-        self.attached: dict[tuple[str, str], tuple[int, RemoteConnection]] = {}  # owner side
         self.taking = True
-        self._outgoing: dict[str, list[dict[str, Any]]] = {}
-        self._wake = asyncio.Event()
-        self._calls: dict[str, asyncio.Future[Any]] = {}
+        self._loading: dict[int, asyncio.Future[Table | None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
-        self._subscribed = asyncio.Event()
-        self._publishing = asyncio.Lock()  # batches leave in the order they are signed
-
-    # --- keys ----------------------------------------------------------------------
+        self.bus = Bus(
+            self.redis, prefix, self.node, secret, self._answer, host.background, self._lost_touch
+        )
+        self.forwarding = Forwarding(host, self.bus, self.holds, on_text)
+        self.bus.handle(self.forwarding.handlers)
+        self.bus.handle(
+            {
+                "suspend": self._on_suspend,
+                "defaults": self._on_defaults,
+                "revoked": self._on_revoked,
+                "rename": self._on_rename,
+            }
+        )
 
     def _lease_key(self, table_id: int) -> str:
         return f"{self.prefix}:lease:{table_id}"
@@ -212,40 +174,31 @@ class Cluster:
     def _node_key(self, node: str) -> str:
         return f"{self.prefix}:node:{node}"
 
-    def _channel(self, node: str) -> str:
-        return f"{self.prefix}:to:{node}"
-
-    @property
-    def _everyone(self) -> str:
-        return f"{self.prefix}:all"
-
     # --- life -------------------------------------------------------------------------
 
     async def start(self) -> None:
         await self.redis.set(self._node_key(self.node), "1", px=self.lease_ms)
-        for name, loop in (
-            ("cluster-listen", self._listen),
-            ("cluster-flush", self._flush),
-            ("cluster-renew", self._renew_loop),
-            ("cluster-scan", self._scan_loop),
-        ):
+        for name, loop in (("cluster-renew", self._renew_loop), ("cluster-scan", self._scan_loop)):
             self._tasks.append(asyncio.create_task(loop(), name=name))
-        await asyncio.wait_for(self._subscribed.wait(), timeout=10)
+        await self.bus.start()  # the scan takes the tables nobody serves
         log.info("node %s joined the cluster", self.node)
+
+    def stop_taking(self) -> None:
+        self.taking = False
 
     async def stop(self) -> None:
         """Leave: release what is still held, tell the others, stop the loops."""
         self.taking = False
         for table_id in list(self.held):
             await self.release(table_id)
-        for link in list(self.links.values()):
-            link.conn.close(MOVED, "this server is shutting down; reconnect")
-        await self._drain()
+        self.forwarding.close_links("this server is shutting down; reconnect")
+        await self.bus.drain()
         with contextlib.suppress(RedisError):
             await self.redis.delete(self._node_key(self.node))
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.bus.stop()
         await self.redis.aclose()
 
     # --- leases ------------------------------------------------------------------------
@@ -270,8 +223,12 @@ class Cluster:
             await self._release(keys=[self._lease_key(table_id)], args=[self.node])
         metrics.LEASE_CHANGES.labels("released").inc()
 
+    def release_soon(self, table_id: int) -> None:
+        if table_id in self.held:
+            self.host.background(asyncio.create_task(self.release(table_id)))
+
     async def owner(self, table_id: int) -> str | None:
-        return _text(await self.redis.get(self._lease_key(table_id)))
+        return text_of(await self.redis.get(self._lease_key(table_id)))
 
     async def _renew_loop(self) -> None:
         while True:
@@ -282,7 +239,7 @@ class Cluster:
                 log.warning("cannot reach Redis to renew leases: %s", error)
             except Exception:
                 log.exception("lease renewal failed")
-            self.signer.forget_quiet()
+            self.bus.signer.forget_quiet()
             # A lease not renewed in time is lost whatever Redis says later.
             now = time.monotonic()
             for table_id, until in list(self.held.items()):
@@ -309,33 +266,32 @@ class Cluster:
         if self.held.pop(table_id, None) is not None:
             metrics.LEASE_CHANGES.labels("lost").inc()
             log.warning("lost the lease of table %s", table_id, extra={"table_id": table_id})
-        self.hub.drop(table_id, "this table moved to another server; reconnect")
+        self.host.drop(table_id, "this table moved to another server; reconnect")
 
     async def _check_origins(self) -> None:
         """Drop attached connections of processes that are gone."""
-        origins = {origin for origin, _ in self.attached}
+        origins = {origin for origin, _ in self.forwarding.attached}
         for origin in origins:
             if not await self.redis.exists(self._node_key(origin)):
                 log.warning("node %s is gone; dropping its connections", origin)
-                for key in [k for k in self.attached if k[0] == origin]:
-                    self._detach(*key)
+                self.forwarding.detach_all(origin)
 
     async def _check_owners(self) -> None:
         """Re-route links whose table has a new owner (or none: take it over)."""
         by_table: dict[int, list[Link]] = {}
-        for link in self.links.values():
+        for link in self.forwarding.links.values():
             by_table.setdefault(link.table_id, []).append(link)
         if not by_table:
             return
         tables = list(by_table)
         owners = await self.redis.mget([self._lease_key(t) for t in tables])
         for table_id, value in zip(tables, owners, strict=True):
-            owner = _text(value)
+            owner = text_of(value)
             links = by_table[table_id]
             if owner is not None and owner == links[0].owner:
                 continue
             if owner is None:
-                await self.hub.take_over(table_id)
+                await self.take_over(table_id)
             for link in links:
                 link.conn.close(MOVED, "this table moved to another server; reconnect")
 
@@ -346,280 +302,120 @@ class Cluster:
             if not self.taking:
                 continue
             try:
-                live = [t for t in await self.hub.live_table_ids() if t not in self.held]
+                live = [t for t in await self.host.live_table_ids() if t not in self.held]
                 if not live:
                     continue
                 owners = await self.redis.mget([self._lease_key(t) for t in live])
                 for table_id, owner in zip(live, owners, strict=True):
                     if owner is None:
-                        await self.hub.take_over(table_id)
+                        await self.take_over(table_id)
             except RedisError as error:
                 log.warning("cannot reach Redis to look for orphan tables: %s", error)
             except Exception:
                 log.exception("the orphan-table scan failed")
 
-    # --- the message bus ------------------------------------------------------------
+    # --- where a table is -----------------------------------------------------------
 
-    def send(self, node: str, envelope: dict[str, Any]) -> None:
-        """Queue a message for ``node``; all queued messages go out in one round trip."""
-        self._outgoing.setdefault(node, []).append(envelope)
-        self._wake.set()
+    async def take_over(self, table_id: int) -> Table | None:
+        """Take the lease of a table nobody serves and load it from its log."""
+        if table_id in self.host.tables:
+            return self.host.tables[table_id]
+        pending = self._loading.get(table_id)
+        if pending is not None:
+            return await pending
+        future: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self._loading[table_id] = future
+        try:
+            table = None
+            if await self.acquire(table_id):
+                table = (await self.host.load_tables([table_id])).get(table_id)
+                if table is None:
+                    await self.release(table_id)
+                else:
+                    hub_log.info("took table %s over", table_id, extra={"table_id": table_id})
+            future.set_result(table)
+            return table
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: nobody else may be waiting
+            if self.held.get(table_id) is not None:
+                await self.release(table_id)
+            raise
+        finally:
+            self._loading.pop(table_id, None)
+
+    async def locate(self, table_id: int) -> Table | str:
+        """The table if this process holds its lease, else the process that does
+        (taking a table that nobody serves)."""
+        table = self.host.tables.get(table_id)
+        if table is not None and self.holds(table_id):
+            return table
+        try:
+            for _ in range(3):
+                owner = await self.owner(table_id)
+                if owner is not None and owner != self.node:
+                    return owner
+                taken = await self.take_over(table_id)
+                if taken is not None:
+                    return taken
+                if owner is None and await self.owner(table_id) is None:
+                    raise no_such_table(table_id)  # not live: finished, closed or unknown
+                await asyncio.sleep(0.05)
+        except RedisError as error:
+            hub_log.warning("cannot reach Redis to find table %s: %s", table_id, error)
+        raise TableError("unavailable", "the table is moving between servers; try again")
+
+    async def list_tables(self, query: TableQuery) -> list[dict[str, Any]]:
+        return await catalog.list_tables(self.host, query)  # other processes' tables too
+
+    async def by_invite(self, code: str) -> int | None:
+        return await catalog.by_invite(self.host, code)
+
+    # --- calls and news ---------------------------------------------------------------
+
+    async def call(self, node: str, op: str, table_id: int, args: dict[str, Any]) -> Any:
+        """Run a table operation on the process that owns the table."""
+        return await self.bus.call(node, op, table_id, args)
+
+    async def _answer(self, table_id: int, op: str, args: dict[str, Any]) -> Any:
+        table = self.host.tables.get(table_id)
+        if table is None or not self.holds(table_id):
+            raise Moved()
+        return await self.host.run_op(table, op, args)
 
     def broadcast(self, envelope: dict[str, Any]) -> None:
-        self.send("*", envelope)
-
-    async def _flush(self) -> None:
-        while True:
-            await self._wake.wait()
-            await self._drain()
-
-    async def _drain(self) -> None:
-        """Publish what is queued: one signed batch per channel, in one round trip.
-        One drain at a time, so that every receiver sees a sender's sequence numbers
-        grow (a smaller one is refused as a replay)."""
-        async with self._publishing:
-            self._wake.clear()
-            if not self._outgoing:
-                return
-            outgoing, self._outgoing = self._outgoing, {}
-            try:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for node, envelopes in outgoing.items():
-                        channel = self._everyone if node == "*" else self._channel(node)
-                        pipe.publish(channel, self.signer.seal(channel, envelopes))
-                    await pipe.execute()
-            except RedisError as error:
-                log.warning("could not publish %d batches: %s", len(outgoing), error)
-
-    async def _listen(self) -> None:
-        while True:
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(self._channel(self.node), self._everyone)
-                self._subscribed.set()
-                while True:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is not None:
-                        self._receive(_text(message["channel"]) or "", message["data"])
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("lost the Redis subscription (%s); resubscribing", error)
-                # Messages may have been lost: every forwarded connection starts again.
-                for link in list(self.links.values()):
-                    link.conn.close(MOVED, "the server lost touch with the table; reconnect")
-                for key in list(self.attached):
-                    self._detach(*key)
-                # ...and a rename announced meanwhile: the names are read again.
-                self.hub.background(asyncio.create_task(self.hub.refresh_names()))
-                await asyncio.sleep(0.5)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
-
-    def _receive(self, channel: str, data: bytes) -> None:
-        """Act on one batch read from Redis, if a process of this cluster signed it."""
-        try:
-            sender, envelopes = self.signer.open(channel, data)
-        except Refused as refused:
-            self._refused(channel, refused)
-            return
-        if sender == self.node and channel == self._everyone:
-            return  # a broadcast of ours, already applied here
-        for envelope in envelopes:
-            self._dispatch(envelope)
-
-    def _refused(self, channel: str, refused: Refused) -> None:
-        """Count a refused batch, and say so in the log (at most once every
-        ``REFUSAL_LOG_SECONDS`` per reason, with how many went unsaid meanwhile)."""
-        metrics.CLUSTER_REFUSED.labels(refused.reason).inc()
-        now = time.monotonic()
-        last, unsaid = self._refusals.get(refused.reason, (-REFUSAL_LOG_SECONDS, 0))
-        if now - last < REFUSAL_LOG_SECONDS:
-            self._refusals[refused.reason] = (last, unsaid + 1)
-            return
-        self._refusals[refused.reason] = (now, 0)
-        log.warning(
-            "refused a message from Redis (%s) on %s: %s%s; is someone else writing to "
-            "Redis, or does a process have another SAHRAT_CLUSTER_SECRET?",
-            refused.reason,
-            channel,
-            refused.detail,
-            f" (and {unsaid} more since the last warning)" if unsaid else "",
-        )
-
-    def _dispatch(self, envelope: dict[str, Any]) -> None:
-        kind = envelope.get("k")
-        if kind not in _KINDS:
-            log.warning("unknown cluster message %r", kind)
-            return
-        try:
-            getattr(self, f"_on_{kind}")(envelope)
-        except Exception:
-            log.exception("cluster message %r failed", kind)
-
-    # --- origin side: links ----------------------------------------------------------
+        self.bus.broadcast(envelope)
 
     def attach(
         self, table_id: int, owner: str, conn: Connection, name: str, since: int | None
     ) -> Link:
-        link = Link(secrets.token_hex(8), table_id, owner, conn, conn.user_id)
-        self.links[link.cid] = link
-        self.send(
-            owner,
-            {
-                "k": "attach",
-                "c": link.cid,
-                "o": self.node,
-                "t": table_id,
-                "u": conn.user_id,
-                "n": name,
-                "s": since,
-            },
-        )
-        return link
+        return self.forwarding.attach(table_id, owner, conn, name, since)
 
     def forward(self, link: Link, text: str) -> None:
-        self.send(link.owner, {"k": "cmd", "c": link.cid, "o": self.node, "x": text})
+        self.forwarding.forward(link, text)
 
     def unlink(self, link: Link) -> None:
-        if self.links.pop(link.cid, None) is not None:
-            self.send(link.owner, {"k": "detach", "c": link.cid, "o": self.node})
+        self.forwarding.unlink(link)
 
-    def _on_out(self, envelope: dict[str, Any]) -> None:
-        link = self.links.get(envelope["c"])
-        if link is not None:
-            link.deliver(envelope["x"])
-
-    def _on_close(self, envelope: dict[str, Any]) -> None:
-        link = self.links.get(envelope["c"])
-        if link is not None:
-            link.conn.close(int(envelope.get("code", 1000)), str(envelope.get("r", "")))
-
-    # --- owner side: attached connections ------------------------------------------
-
-    def _on_attach(self, envelope: dict[str, Any]) -> None:
-        origin, cid, table_id = envelope["o"], envelope["c"], int(envelope["t"])
-        table = self.hub.tables.get(table_id)
-        if table is None or not self.holds(table_id):
-            self.send(origin, {"k": "close", "c": cid, "code": MOVED, "r": "table moved"})
-            return
-        user_id = int(envelope["u"])
-        refusal = self.hub.spectator_refusal(table, user_id)  # the owner counts them all
-        if refusal is not None:
-            self.send(origin, {"k": "close", "c": cid, "code": refusal[0], "r": refusal[1]})
-            return
-        self.hub.remember_name(user_id, str(envelope.get("n", "")))
-        conn = RemoteConnection(self, origin, cid, user_id)  # seated by table.connect
-        self.attached[(origin, cid)] = (table_id, conn)
-        since = envelope.get("s")
-        table.connect(conn, since if isinstance(since, int) else None)
-
-    def _detach(self, origin: str, cid: str) -> None:
-        found = self.attached.pop((origin, cid), None)
-        if found is None:
-            return
-        table_id, conn = found
-        conn.closed = True  # the origin already knows
-        table = self.hub.tables.get(table_id)
-        if table is not None:
-            table.disconnect(conn)
-
-    def _on_detach(self, envelope: dict[str, Any]) -> None:
-        self._detach(envelope["o"], envelope["c"])
-
-    def _on_cmd(self, envelope: dict[str, Any]) -> None:
-        origin, cid = envelope["o"], envelope["c"]
-        found = self.attached.get((origin, cid))
-        table = self.hub.tables.get(found[0]) if found is not None else None
-        if found is None or table is None:
-            self.send(origin, {"k": "close", "c": cid, "code": MOVED, "r": "table moved"})
-            return
-        self.hub.background(asyncio.create_task(handle_text(table, found[1], envelope["x"])))
-
-    # --- calls ---------------------------------------------------------------------------
-
-    async def call(self, node: str, op: str, table_id: int, args: dict[str, Any]) -> Any:
-        """Run a table operation on the process that owns the table."""
-        call_id = secrets.token_hex(8)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._calls[call_id] = future
-        self.send(
-            node, {"k": "call", "id": call_id, "o": self.node, "op": op, "t": table_id, "a": args}
-        )
-        try:
-            return await asyncio.wait_for(future, RPC_SECONDS)
-        except TimeoutError:
-            raise TableError(
-                "unavailable", "the table's server did not answer in time; try again"
-            ) from None
-        finally:
-            self._calls.pop(call_id, None)
-
-    def _on_call(self, envelope: dict[str, Any]) -> None:
-        self.hub.background(asyncio.create_task(self._answer(envelope)))
-
-    async def _answer(self, envelope: dict[str, Any]) -> None:
-        origin, call_id, table_id = envelope["o"], envelope["id"], int(envelope["t"])
-        reply: dict[str, Any] = {"k": "result", "id": call_id}
-        table = self.hub.tables.get(table_id)
-        if table is None or not self.holds(table_id):
-            reply["moved"] = True
-        else:
-            try:
-                reply["v"] = await self.hub.run_op(table, envelope["op"], envelope["a"])
-            except TableError as error:
-                reply["e"] = {"code": error.code, "message": error.message}
-            except BadOption as error:
-                reply["e"] = {"option": error.option, "reason": error.reason}
-            except Exception as error:
-                log.exception("call %s on table %s failed", envelope["op"], table_id)
-                reply["e"] = {"code": "server_error", "message": str(error)}
-        self.send(origin, reply)
-
-    def _on_result(self, envelope: dict[str, Any]) -> None:
-        future = self._calls.get(envelope["id"])
-        if future is None or future.done():
-            return
-        if envelope.get("moved"):
-            future.set_exception(Moved())
-        elif "e" in envelope:
-            error = envelope["e"]
-            if "option" in error:
-                future.set_exception(BadOption(error["option"], error["reason"]))
-            else:
-                future.set_exception(TableError(error["code"], error["message"]))
-        else:
-            future.set_result(envelope.get("v"))
+    def _lost_touch(self) -> None:
+        """The subscription was lost, and messages with it: every forwarded connection
+        starts again, and the names are read again (a rename may have been missed)."""
+        self.forwarding.close_links("the server lost touch with the table; reconnect")
+        self.forwarding.detach_all()
+        self.host.background(asyncio.create_task(self.host.refresh_names()))
 
     # --- settings shared by every process ----------------------------------------------
 
     def _on_suspend(self, envelope: dict[str, Any]) -> None:
-        self.hub.background(
-            asyncio.create_task(self.hub.apply_suspended(int(envelope["u"]), bool(envelope["v"])))
+        self.host.background(
+            asyncio.create_task(self.host.apply_suspended(int(envelope["u"]), bool(envelope["v"])))
         )
 
     def _on_defaults(self, envelope: dict[str, Any]) -> None:
-        self.hub.apply_defaults(envelope["v"])
+        self.host.apply_defaults(envelope["v"])
 
     def _on_revoked(self, envelope: dict[str, Any]) -> None:
-        self.hub.close_sockets(str(envelope["d"]))
+        self.host.sockets.close_token(str(envelope["d"]))
 
     def _on_rename(self, envelope: dict[str, Any]) -> None:
-        self.hub.apply_rename(int(envelope["u"]), str(envelope["n"]))
-
-
-async def retrying(attempts: int, run: Callable[[], Awaitable[Any]]) -> Any:
-    """Run ``run`` again when the table moved between looking its owner up and asking."""
-    for attempt in range(attempts):
-        try:
-            return await run()
-        except Moved:
-            if attempt == attempts - 1:
-                break
-            await asyncio.sleep(0.05)
-    raise TableError("unavailable", "the table is moving between servers; try again")
-
-
-def _text(value: bytes | str | None) -> str | None:
-    return value.decode() if isinstance(value, bytes) else value
+        self.host.apply_rename(int(envelope["u"]), str(envelope["n"]))

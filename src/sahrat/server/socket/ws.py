@@ -3,12 +3,14 @@
 The connection's seat is the user's seat at the table (a spectator has
 none). A message is written at once when the socket can take it; otherwise it
 waits in the connection's outbox for its sender task, so a slow client never
-blocks the table (``connection.py``); every command gets exactly one ``reply``.
+blocks the table (``table/connection.py``); every command gets exactly one
+``reply``.
 
 In a cluster, a connection to a table that another process serves is
-forwarded to it (``cluster.py``): this process only checks the ticket and the
-message size and passes text both ways. Close code 4503 asks the client to
-reconnect (with ``since``): the table moved, or updates were missed.
+forwarded to it (``cluster/forwarding.py``): this process only checks the
+ticket and the message size and passes text both ways. Close code 4503 asks
+the client to reconnect (with ``since``): the table moved, or updates were
+missed.
 
 A table socket's messages skip the framework's per-message layers: ``SocketChannels``,
 the outermost middleware, hands the endpoint the server's own ASGI ``receive`` and
@@ -18,8 +20,9 @@ the framework's state checks and its exception-handling wrappers.
 
 Access: a page from another origin may not open the socket (``Origin``
 against ``SAHRAT_ALLOWED_ORIGINS``, 4403 — cross-site WebSocket hijacking);
-the socket opens with a one-time ticket (``tickets.py``: a bearer token in the
-URL would be written to access logs, so ``?token=`` is refused with 4401), and
+the socket opens with a one-time ticket (issued by ``api/tickets.py``, redeemed
+here through ``store/tickets.py``: a bearer token in the URL would be written to
+access logs, so ``?token=`` is refused with 4401), and
 closes (4401) when the token the ticket was issued for expires or is revoked;
 messages beyond the rate limits are answered ``rate_limited``, and only
 persistent abuse closes the socket (4429).
@@ -39,15 +42,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketState
 
 from sahrat.server import metrics
-from sahrat.server.api.tickets import redeem_ticket
 from sahrat.server.edge import origin_allowed  # one rule for pages' sockets and their requests
 from sahrat.server.errors import socket_close
-from sahrat.server.hub import MAX_TABLE_ID, Hub, admits
+from sahrat.server.hub import Hub
 from sahrat.server.limits import ConnectionLimit
-from sahrat.server.socket.dispatch import error_message, handle_text, refuse
+from sahrat.server.policy import admits
+from sahrat.server.socket.dispatch import handle_text, refuse
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.errors import TableError
+from sahrat.server.table.protocol import error_message
 from sahrat.server.table.table import Table
+from sahrat.store.tables import MAX_TABLE_ID
+from sahrat.store.tickets import redeem_ticket
 
 log = logging.getLogger("sahrat.ws")
 router = APIRouter()
@@ -137,15 +143,16 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         else None
     )
     await websocket.accept()
-    refusal = hub.socket_refusal(user.id, where)  # checked and counted with no await between
+    here = where if isinstance(where, Table) else None  # elsewhere: its owner counts spectators
+    refusal = hub.sockets.refusal(user.id, here)  # checked and counted with no await between
     if refusal is not None:
         await websocket.close(code=refusal[0], reason=refusal[1])
         return
-    hub.socket_opened(user.id)
+    hub.sockets.opened(user.id)
     hub.remember_name(user.id, user.name)
     metrics.CONNECTIONS.inc()
     conn = Connection(user_id=user.id)  # its seat is the table's to give (Table.connect)
-    hub.track_socket(digest, conn)
+    hub.sockets.track(digest, conn)
     expiry = asyncio.get_running_loop().call_later(
         max(0.0, expires.timestamp() - time.time()), conn.close, 4401, "the token expired"
     )
@@ -156,9 +163,9 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
             await _serve_forwarded(websocket, hub, table_id, where, conn, user.name, since)
     finally:
         expiry.cancel()
-        hub.untrack_socket(digest, conn)
+        hub.sockets.untrack(digest, conn)
         metrics.CONNECTIONS.dec()
-        hub.socket_closed(user.id)
+        hub.sockets.closed(user.id)
 
 
 async def _may_see(
@@ -195,15 +202,14 @@ async def _serve_forwarded(
     name: str,
     since: int | None,
 ) -> None:
-    assert hub.cluster is not None
     channels = Channels(websocket)
     sender = asyncio.create_task(_send_loop(channels, conn))
-    link = hub.cluster.attach(table_id, owner, conn, name, since)
+    link = hub.placement.attach(table_id, owner, conn, name, since)
     try:
         async for text in _texts(channels, conn, hub, lambda: link.last_seq or 0):
-            hub.cluster.forward(link, text)
+            hub.placement.forward(link, text)
     finally:
-        hub.cluster.unlink(link)
+        hub.placement.unlink(link)
         conn.close()
         await asyncio.gather(sender, return_exceptions=True)
 

@@ -53,5 +53,7 @@ class BotSeats:
 
 
 async def suggest(game: str, level: str, view: Any) -> Any:
-    """The move a bot of ``level`` would make from ``view`` (a hint for a person)."""
+    """The move a bot of ``level`` would make from ``view`` (a hint for a person): a
+    fresh bot, remembering nothing of earlier views, so a hint tells nothing the
+    seat's own view does not. The one way a hint is made."""
     return await think(make_bot(game, level), view)

@@ -1,9 +1,9 @@
-"""What a table and its transports share: a connection, and the shape of the messages
-sent down a socket.
+"""What a table and its transports share: a connection, with its outgoing queue.
 
-The transports (``ws.py`` for a local socket, ``cluster.py`` for one forwarded from
-another process) make connections; the table decides what each one sees. Nothing
-here knows about either.
+The transports (``socket/ws.py`` for a local socket, ``cluster/forwarding.py`` for
+one forwarded from another process) make connections; the table decides what each
+one sees (the messages themselves are built in ``protocol.py``). Nothing here knows
+about either.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Connection:
     """One WebSocket: who it is, which seat it was last shown, and its outgoing queue.
 
     ``seat`` is never decided by the transport: the table sets it from its seating
-    (:meth:`Table.follow_seating`) before anything is sent to or accepted from the
+    (:meth:`Audience.follow`) before anything is sent to or accepted from the
     connection, so a socket never outlives its user's seat.
 
     A local socket's transport gives ``direct``, the socket's own write: a message is
@@ -109,13 +109,3 @@ class Connection:
                     break
                 except asyncio.QueueFull:
                     self.outbox.get_nowait()
-
-
-def message(kind: str, seq: int, payload: dict[str, Any]) -> dict[str, Any]:
-    """A server message: its type, the table's seq when it was sent, its payload."""
-    return {"type": kind, "seq": seq, "payload": payload}
-
-
-def refusal(cid: str, code: str, message: str) -> dict[str, Any]:
-    """The payload of a ``reply`` refusing command ``cid``."""
-    return {"cid": cid, "ok": False, "error": {"code": code, "message": message}}

@@ -26,9 +26,6 @@ class RoundBreak:
     until: float
     waiting: set[int]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"until": self.until, "waiting": sorted(self.waiting)}
-
 
 def new_break(seconds: int, readers: set[int]) -> RoundBreak | None:
     """The break that follows a round's end, if anyone is there to read its summary:

@@ -4,6 +4,10 @@ Every server message is ``{"type", "seq", "payload"}`` where ``seq`` is the
 table's sequence number after the step it reports. Clients send commands
 with a client id (``cid``, for de-duplication) and the ``seq`` they saw.
 JSON schemas of these models are in ``docs/schemas/`` (``sahrat schemas``).
+
+Every message the server sends is built by the functions below the models, so each
+shape is written once, next to the model that documents it; what goes in a view is
+the engine's.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from sahrat.server.table.pacing import RoundBreak as Pause
 
 # --- client → server ---------------------------------------------------------------
 
@@ -198,6 +204,152 @@ class Resume(BaseModel):
     snapshot: Snapshot
 
 
+# --- building the server's messages -------------------------------------------------
+
+
+def message(kind: str, seq: int, payload: dict[str, Any]) -> dict[str, Any]:
+    """A server message (``ServerMessage``): its type, the table's seq when it was
+    sent, its payload."""
+    return {"type": kind, "seq": seq, "payload": payload}
+
+
+def refusal(cid: str, code: str, message: str) -> dict[str, Any]:
+    """The payload of a ``reply`` refusing command ``cid`` (``Reply``)."""
+    return {"cid": cid, "ok": False, "error": {"code": code, "message": message}}
+
+
+def accepted(cid: str) -> dict[str, Any]:
+    """The payload of a ``reply`` accepting command ``cid`` (``Reply``)."""
+    return {"cid": cid, "ok": True}
+
+
+def error_payload(code: str, message: str) -> dict[str, Any]:
+    """The payload of an ``error`` (``ErrorInfo``)."""
+    return {"code": code, "message": message}
+
+
+def round_break_payload(pause: Pause | None) -> dict[str, Any] | None:
+    """A round break as messages carry it (``RoundBreak``)."""
+    return None if pause is None else {"until": pause.until, "waiting": sorted(pause.waiting)}
+
+
+def seat_payload(
+    seat: int,
+    owner: int | None,
+    name: str | None,
+    *,
+    connected: bool,
+    away: bool,
+    bot_level: str | None,
+    left: bool,
+) -> dict[str, Any]:
+    """One seat of a ``table`` payload (``TableSeat``)."""
+    return {
+        "seat": seat,
+        "user_id": owner,
+        "name": name,
+        "connected": connected,
+        "away": away,
+        "bot": bot_level is not None,
+        "bot_level": bot_level,
+        "left": left,
+    }
+
+
+def table_payload(
+    *,
+    table_id: int,
+    game: str,
+    options: dict[str, Any],
+    private: bool,
+    invite_code: str | None,
+    status: str,
+    coin_table: bool,
+    creator_id: int,
+    seats: list[dict[str, Any]],
+    seq: int,
+    seed_commitment: str | None,
+    rematch: list[int],
+    spectators: list[str],
+    spectator_count: int,
+) -> dict[str, Any]:
+    """The payload of a ``table`` message, and a snapshot's ``table`` (``TableInfo``)."""
+    return {
+        "id": table_id,
+        "game": game,
+        "options": options,
+        "private": private,
+        "invite_code": invite_code,
+        "status": status,
+        "coin_table": coin_table,
+        "creator_id": creator_id,
+        "seats": seats,
+        "seq": seq,
+        "seed_commitment": seed_commitment,
+        "rematch": rematch,
+        "spectators": spectators,
+        "spectator_count": spectator_count,
+    }
+
+
+def snapshot_payload(
+    table: dict[str, Any],
+    seat: int | None,
+    view: dict[str, Any] | None,
+    deadline: float | None,
+    pause: Pause | None,
+) -> dict[str, Any]:
+    """The payload of a ``snapshot`` (``Snapshot``)."""
+    return {
+        "table": table,
+        "seat": seat,
+        "view": view,
+        "deadline": deadline,
+        "round_break": round_break_payload(pause),
+    }
+
+
+def update_payload(
+    events: list[dict[str, Any]],
+    by: str,
+    view: dict[str, Any] | None = None,
+    deadline: float | None = None,
+    pause: Pause | None = None,
+) -> dict[str, Any]:
+    """The payload of an ``update`` (``Update``): a step's events as one seat sees
+    them; ``view``, ``deadline`` and ``pause`` are the table's now (none in a resume's
+    older steps)."""
+    return {
+        "events": events,
+        "view": view,
+        "deadline": deadline,
+        "by": by,
+        "round_break": round_break_payload(pause),
+    }
+
+
+def resume_payload(missed: list[dict[str, Any]], snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The payload of a ``resume`` (``Resume``): the missed updates, then a snapshot."""
+    return {"missed": missed, "snapshot": snapshot}
+
+
+def break_payload(pause: Pause | None, deadline: float | None) -> dict[str, Any]:
+    """The payload of a ``break`` (``BreakInfo``)."""
+    return {"round_break": round_break_payload(pause), "deadline": deadline}
+
+
+def reaction_payload(
+    seat: int | None, user_id: int, name: str | None, reaction: str
+) -> dict[str, Any]:
+    """The payload of a ``reaction`` (``Reaction``)."""
+    return {"seat": seat, "user_id": user_id, "name": name, "reaction": reaction}
+
+
+def hint_payload(action: dict[str, Any]) -> dict[str, Any]:
+    """The payload of a ``hint`` (``HintInfo``): the action without its seat."""
+    return {"action": {key: value for key, value in action.items() if key != "seat"}}
+
+
 class ServerMessage(BaseModel):
     type: Literal[
         "snapshot",
@@ -229,3 +381,9 @@ MESSAGE_PAYLOADS: dict[str, type[BaseModel] | None] = {
     "pong": None,
     "bye": ErrorInfo,
 }
+
+
+def error_message(seq: int, code: str, message: str) -> dict[str, Any]:
+    """An ``error`` message: a client message refused (not a command with a ``cid``,
+    which gets a ``reply``), or a table's news that something could not be done."""
+    return {"type": "error", "seq": seq, "payload": {"code": code, "message": message}}

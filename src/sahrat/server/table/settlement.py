@@ -37,9 +37,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from types import ModuleType
 from typing import Any
 
+from sahrat.rules.engine import Engine
 from sahrat.rules.record import GameRecord
 from sahrat.server.addresses import network_key
 from sahrat.settings import Settings
@@ -238,7 +238,7 @@ def match_players(
 
 
 def match_row(
-    engine: ModuleType,
+    engine: Engine,
     state: Any,
     *,
     game: str,

@@ -1,58 +1,162 @@
 """A live table: the one writer of its match.
 
-Every operation on a table (a command, a join, a timer expiry, a bot's move) runs
-under the table's lock, one at a time, so the table is an actor. The path of a move
-reads top to bottom in this module: a command is checked, the engine applies it, the
-step is appended to the event log and awaited until durable, and only then is anyone
-told — one reply to the sender, one update text per seat. The server never decides a
-rule: it asks the engine (``apply``, ``view``, ``timeout_action``).
-
-The table's other concerns are its parts, each in its own module over the state they
-share (``table_base.py``): seats and matches (``lifecycle.py``), sockets coming and
-going (``presence.py``), the turn timer and the round break (``turn_timer.py``), and
-bots and hints (``bot_turns.py``). Beside them: who sits where (``seating.py``), the
-clock (``pacing.py``), bots' thinking (``autoplay.py``) and what a finished match
-writes (``settlement.py``). What a table needs from its process is the
-``TableServices`` protocol (``services.py``), so nothing here imports the hub.
+Every operation on a table runs under its lock, one at a time, so the table is an
+actor. The path of a move reads top to bottom here: a command is checked, the engine
+applies it, the step is appended to the event log and awaited until durable, and only
+then is anyone told. The timer's and the bots' moves come through one entry,
+:meth:`Table.submit`, to the same :meth:`Table._commit`. The package's docstring maps
+the parts a table holds.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
-import orjson
 from sqlalchemy.exc import IntegrityError
 
+import sahrat.server.table.lifecycle as lifecycle
+from sahrat.rules.engine import Engine
 from sahrat.rules.errors import RuleError
+from sahrat.rules.record import engine_for, options_for
 from sahrat.server import metrics
-from sahrat.server.table.base import DEDUPE_SIZE, Step, TableBase, as_datetime
-from sahrat.server.table.bot_turns import BotTurns
-from sahrat.server.table.connection import Connection, refusal
+from sahrat.server.table.audience import Audience
+from sahrat.server.table.bots import BotDriver
+from sahrat.server.table.connection import Connection
 from sahrat.server.table.errors import TableError
-from sahrat.server.table.lifecycle import Lifecycle
-from sahrat.server.table.pacing import ends_round
-from sahrat.server.table.presence import Presence
-from sahrat.server.table.protocol import Command
-from sahrat.server.table.settlement import (
-    CountingRule,
-    PlayTally,
-    match_players,
-    match_row,
-    settlement,
-)
-from sahrat.server.table.turn_timer import TurnTimer
-from sahrat.store import ledger
+from sahrat.server.table.match import Match
+from sahrat.server.table.moves import MakeSteps, Position, Step, Steps
+from sahrat.server.table.pace import Pace
+from sahrat.server.table.protocol import Command, accepted, break_payload, message, refusal
+from sahrat.server.table.seating import Seating
+from sahrat.server.table.services import TableServices
 from sahrat.store.log import Append
 
 __all__ = ["Connection", "Step", "Table", "TableError", "refusal"]
 
+log = logging.getLogger("sahrat.table")
 
-class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
+
+class Table:
     """A table and its current match, kept in memory by the process that serves it."""
 
-    # --- the move: command → engine → durable log → updates ---------------------------
+    def __init__(
+        self,
+        services: TableServices,
+        *,
+        table_id: int,
+        game: str,
+        options: dict[str, Any],
+        private: bool,
+        invite_code: str | None,
+        creator_id: int,
+        status: str,
+        seq: int,
+        seats: list[int | None],
+        deadline: float | None = None,
+        bots: list[str | None] | None = None,
+        left: set[int] | None = None,
+        addresses: dict[int, str] | None = None,
+    ) -> None:
+        self.services = services
+        self.id = table_id
+        self.log = logging.LoggerAdapter(log, {"table_id": table_id})
+        self.game = game
+        self.engine: Engine = engine_for(game)
+        self.private = private
+        self.invite_code = invite_code
+        self.creator_id = creator_id
+        self.lock = asyncio.Lock()
+        self.seating = Seating(
+            seats, bots or [None] * len(seats), left or set(), set(), dict(addresses or {})
+        )
+        self.match = Match(self.engine, game, options_for(game, options), status, seq)
+        settings = services.settings
+        self.pace = Pace(settings, self.engine, self.seating, self.match, deadline)
+        self.audience = Audience(
+            services,
+            self.engine,
+            self.seating,
+            self.match,
+            self.pace,
+            table_id=table_id,
+            game=game,
+            private=private,
+            invite_code=invite_code,
+            creator_id=creator_id,
+            on_away=partial(lifecycle.away, self),
+        )
+        self.bots = BotDriver(game, self.engine, self.seating, settings, self.log, table_id)
+
+    # --- what the table is --------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        return self.match.status
+
+    @property
+    def seq(self) -> int:
+        return self.match.seq
+
+    @property
+    def options(self) -> Any:
+        return self.match.options
+
+    @property
+    def players(self) -> int:
+        return int(self.options.players)
+
+    @property
+    def seats(self) -> list[int | None]:
+        return self.seating.seats
+
+    def seat_of(self, user_id: int) -> int | None:
+        return self.seating.seat_of(user_id)
+
+    @property
+    def connections(self) -> dict[Connection, None]:
+        return self.audience.connections
+
+    def spectators(self) -> list[int]:
+        return self.audience.spectators()
+
+    @property
+    def bots_allowed(self) -> bool:
+        """Bots sit only at free tables (RULES.md §1.10)."""
+        return not self.options.coin_table
+
+    @property
+    def bot_level(self) -> str:
+        """The level of a bot that takes over a seat here (``Seating.bot_level``)."""
+        return self.seating.bot_level(self.options.bot_level)
+
+    @property
+    def in_lobby(self) -> bool:
+        """Whether the lobby lists the table: it waits for players (anyone may sit
+        down), or its match has a person playing in it, to watch (a seat whose player
+        dropped counts: they may be back). A match its every person left is not shown."""
+        if self.status == "waiting":
+            return True
+        return self.status == "playing" and self.seating.person_in_match()
+
+    def info(self, viewer: int | None = None) -> dict[str, Any]:
+        return self.audience.info(viewer)
+
+    def snapshot(self, conn: Connection) -> dict[str, Any]:
+        return self.audience.snapshot(conn)
+
+    def broadcast_table(self) -> None:
+        """Announce a change of the table (:meth:`Audience.table_changed`)."""
+        self.audience.table_changed()
+
+    def position(self) -> Position:
+        return self.match.position(paused=self.pace.round_break is not None)
+
+    # --- the move: command → checks → engine → durable log → updates --------------------
 
     async def command(self, conn: Connection, command: Command) -> None:
         """Answer one command: exactly one reply, after any update it caused."""
@@ -64,7 +168,7 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
                 reply = refusal(command.cid, error.code, error.message)
             except IntegrityError:  # another process wrote this seq: it owns the table now
                 self.log.warning("table %s: another process wrote its log; letting go", self.id)
-                self.hub.drop(self.id, "this table moved to another server; reconnect")
+                self.services.drop(self.id, "this table moved to another server; reconnect")
                 reply = refusal(
                     command.cid, "unavailable", "the table moved to another server; send it again"
                 )
@@ -75,235 +179,265 @@ class Table(Lifecycle, Presence, TurnTimer, BotTurns, TableBase):
                     "unavailable",
                     "the move could not be saved and was not played; send it again",
                 )
-        conn.send(self._message("reply", reply))
+        conn.send(message("reply", self.seq, reply))
         problem = reply.get("error")
         (metrics.COMMANDS.labels(problem["code"]) if problem else metrics.COMMANDS_OK).inc()
         metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
 
     async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
         """Check a command, play it through the engine, and commit the step."""
-        if self.follow_seating(conn):  # cannot happen while every seating change re-seats
-            reply = refusal(
-                command.cid, "seat_changed", "your seat at this table changed; look again"
-            )
+        cid = command.cid
+        if self.audience.follow(conn):  # cannot happen while every seating change re-seats
+            reply = refusal(cid, "seat_changed", "your seat at this table changed; look again")
             reply["snapshot"] = self.snapshot(conn)
             return reply
         seat = conn.seat
         if seat is None:
-            return refusal(command.cid, "spectator", "spectators cannot play")
-        earlier = self.replies.get((seat, command.cid))
+            return refusal(cid, "spectator", "spectators cannot play")
+        earlier = self.match.answer(seat, cid)
         if earlier is not None:
             return earlier  # a duplicate gets its earlier answer
-        if self.status != "playing" or self.state is None:
-            return refusal(command.cid, "not_playing", f"the table is {self.status}, not playing")
-        if self.round_break is not None:
+        if self.status != "playing" or self.match.state is None:
+            return refusal(cid, "not_playing", f"the table is {self.status}, not playing")
+        if self.pace.round_break is not None:
             return refusal(
-                command.cid,
+                cid,
                 "round_break",
                 "the next round starts when every player has continued, or when the break ends",
             )
         if not self.seating.played_by_owner(seat):
             # Playing at your own seat is coming back to it, as reconnecting is.
-            self._set_controller(seat, None, left=False)
+            lifecycle.set_controller(self, seat, None, left=False)
             self.broadcast_table()
         if command.seq != self.seq:
             reply = refusal(
-                command.cid,
+                cid,
                 "stale",
                 f"the table is at seq {self.seq}; your command was sent at seq {command.seq}",
             )
             reply["snapshot"] = self.snapshot(conn)
             return reply
         if command.action.get("seat", seat) != seat:
-            return refusal(command.cid, "not_your_seat", "you can only play for your own seat")
-        try:
-            action = self.engine.action_from_json({**command.action, "seat": seat})
-            state, events = self.engine.apply(self.state, action)
-        except RuleError as error:
-            return refusal(command.cid, error.code, error.message)
-        except (TypeError, ValueError, AttributeError) as error:
-            return refusal(command.cid, "bad_action", f"not an action: {error}")
-        step = Step(
-            self.seq + 1, self.engine.action_to_json(action), events, "player", seat, command.cid
-        )
-        await self._commit([(step, state)])
-        reply = {"cid": command.cid, "ok": True}
-        self._remember(seat, command.cid, reply)
+            return refusal(cid, "not_your_seat", "you can only play for your own seat")
+        played = self._play(seat, command)
+        if isinstance(played, dict):
+            return played
+        await self._commit([played])
+        reply = accepted(cid)
+        self.match.remember(seat, cid, reply)
         return reply
 
-    def _remember(self, seat: int, cid: str, reply: dict[str, Any]) -> None:
-        self.replies[(seat, cid)] = reply
-        while len(self.replies) > DEDUPE_SIZE:
-            self.replies.popitem(last=False)
+    def _play(self, seat: int, command: Command) -> tuple[Step, Any] | dict[str, Any]:
+        """The engine's answer to a command: its step and the state it leads to, or a
+        refusal. A malformed action is the engine's ``bad_action`` (a ``RuleError``);
+        anything else the engine raises is a bug, logged and answered ``server_error``."""
+        cid = command.cid
+        try:
+            action = self.engine.action_from_json({**command.action, "seat": seat})
+            state, events = self.engine.apply(self.match.state, action)
+        except RuleError as error:
+            return refusal(cid, error.code, error.message)
+        except Exception:
+            self.log.exception("table %s: the engine failed on command %s", self.id, cid)
+            return refusal(cid, "server_error", "the server failed on this move; it was not played")
+        step = Step(self.seq + 1, self.engine.action_to_json(action), events, "player", seat, cid)
+        return step, state
 
-    async def _commit(self, steps: list[tuple[Step, Any]]) -> None:
-        """Make ``steps`` durable, then adopt the new state and tell every connection.
+    async def _commit(self, steps: Steps) -> None:
+        """Make ``steps`` durable, then adopt them and tell every connection.
 
         The steps are appended to the log (with the match's row and coins if they end
         it) and awaited until durable; nothing is adopted or sent before that, so a
         step anyone has seen survives any crash."""
-        self._check_lease()
+        self.check_lease()
         final_state = steps[-1][1]
         over = bool(final_state.over)
-        round_ended = not over and ends_round(
-            event.type for step, _ in steps for event in step.events
+        plan = self.pace.plan(steps, self.seating.readers(self.audience.connected_seats()))
+        match, players, coins = (
+            self.match.settle(
+                final_state, steps, table_id=self.id, seating=self.seating, services=self.services
+            )
+            if over
+            else (None, [], [])
         )
-        pause = self._new_break() if round_ended else None
-        if over:
-            deadline = None
-        elif pause is not None:
-            deadline = pause.until
-        elif round_ended or self.engine.to_act(final_state) != self.engine.to_act(self.state):
-            deadline = self._new_deadline(final_state)
-        else:
-            deadline = self.deadline
-        match, players, coins = self._match_end(final_state, steps) if over else (None, [], [])
-        entries = [
-            {
-                "seq": step.seq,
-                "kind": "action",
-                "seat": step.seat,
-                "client_id": step.cid,
-                "data": {"action": step.action, "by": step.by},
-            }
-            for step, _ in steps
-        ]
-        status = "finished" if over else "playing"
-        last_seq = steps[-1][0].seq
-        await self.hub.writer.append(
+        await self.services.writer.append(
             Append(
                 self.id,
-                entries,
-                last_seq,
-                status,
-                as_datetime(deadline),
+                [step.entry() for step, _ in steps],
+                steps[-1][0].seq,
+                "finished" if over else "playing",
+                lifecycle.as_datetime(plan.deadline),
                 match=match,
                 match_players=players,
                 ledger=coins,
             )
         )
-        self.round_break = pause
+        self.pace.adopt(plan)
         for step, state in steps:
-            self.state = state
-            self.seq = step.seq
-            self.actions.append(step.action)
-            self.recent.append(step)
-            self.tally.count(step.by, step.seat, ends_round=_ends_round(step))
-            self.deadline = deadline
-            self._publish(step)
-        self.status = status
+            self.match.adopt(step, state)
+            self.audience.publish(step)
         if over:
-            self.clock.cancel()
+            self.match.finish()
+            self.pace.close()
             self.broadcast_table()
-            self.hub.forget_later(self.id)
+            self.services.forget_later(self.id)
         else:
-            await self._forfeit_idle_seats()
-            self._arm_timer()
-            self._schedule_bot()
+            await lifecycle.forfeit_idle_seats(self)
+            self.arm()
+            self.schedule_bot()
 
-    def _publish(self, step: Step) -> None:
-        """Send a durable step: one JSON text per seat (spectators share one), not per
-        connection, from views whose common part the engine builds once."""
-        receivers: list[Connection] = []
-        for conn in list(self.connections):
-            if self.follow_seating(conn):  # re-seated: a whole new picture, not a step
-                conn.send(self._message("snapshot", self.snapshot(conn)))
-            else:
-                receivers.append(conn)
-        if not receivers:
+    def check_lease(self) -> None:
+        """Refuse to write for a table whose lease this process may have lost."""
+        if not self.services.may_write(self.id):
+            raise TableError(
+                "unavailable", "the table is moving to another server; send the move again"
+            )
+
+    # --- moves nobody types: the timer's and the bots' ------------------------------------
+
+    async def submit(self, by: str, make: MakeSteps) -> None:
+        """The one entry of a move nobody typed (``by`` the timer or a bot): under the
+        lock, ``make`` turns the table's position into steps (none if the table moved
+        since the move was asked for), committed as a command's are. If the table moved
+        to another process, its new owner makes the move; if the steps could not be
+        saved, the turn is given again a second later (the clock fires at once for a
+        passed deadline, and the bot to act is scheduled)."""
+        try:
+            async with self.lock:
+                steps = await make(self.position())
+                if steps:
+                    await self._commit(steps)
+        except TableError:
             return
-        views = self.engine.views(self.state, {conn.seat for conn in receivers})
-        texts = {
-            seat: orjson.dumps(self._message("update", self._update_for(step, seat, view))).decode()
-            for seat, view in views.items()
-        }
-        for conn in receivers:
-            conn.send_text(texts[conn.seat])
+        except Exception:
+            self.log.exception("table %s: the %s's move was not saved; trying again", self.id, by)
+            await asyncio.sleep(1.0)
+            self.arm()
+            self.schedule_bot()
 
-    def _match_end(
-        self, final_state: Any, steps: list[tuple[Step, Any]]
-    ) -> tuple[dict[str, Any], list[dict[str, Any]], list[ledger.Movement]]:
-        """The match row, its players' rows and the coins written with a match's last
-        step. Whether the match counts for each player (``settlement.counted``) is
-        decided here, from the engine's final state and this match's own turns."""
-        assert self.seed is not None
-        tally = self.tally.copy()  # with the steps that end the match
-        for step, _ in steps:
-            tally.count(step.by, step.seat, ends_round=_ends_round(step))
-        row = match_row(
-            self.engine,
-            final_state,
-            game=self.game,
-            options=self.options,
-            seats=self.seats,
-            names=self.hub.names,
-            seed=self.seed,
-            first_dealer=self.first_dealer,
-            actions=self.actions + [step.action for step, _ in steps],
-        )
-        players = match_players(
-            self.game,
-            final_state,
-            row["score_sheet"],
-            seats=self.seats,
-            in_seat={seat for seat in range(self.players) if self.seating.played_by_owner(seat)},
-            own_turns=tally.own_turns,
-            addresses=self.seating.addresses,
-            rule=CountingRule.of(self.hub.settings),
-        )
-        coins = settlement(
-            final_state,
-            table_id=self.id,
-            start_seq=self.start_seq if self.start_seq is not None else 0,
-            options=self.options,
-            seats=self.seats,
-            counted_seats={play.seat for play in players if play.counted},
-            free_table_earnings=self.hub.defaults.free_table_earnings,
-            earnings_per_day=self.hub.defaults.free_table_earnings_per_day,
-        )
-        return row, [play.to_row() for play in players], coins
+    def arm(self) -> None:
+        """Wake up at the turn's deadline (the timer's move) or at the break's end."""
+        self.pace.arm(self.submit, self._end_break)
 
-    # --- a restore ---------------------------------------------------------------------
+    def schedule_bot(self) -> None:
+        """Let a bot move, after its pause, if one is to act."""
+        self.bots.schedule(self.position(), self.submit)
+
+    # --- the break between rounds ---------------------------------------------------------
+
+    def continue_play(self, conn: Connection) -> None:
+        """A player is done with the round's summary; the last one starts the round (a
+        late or a spectator's continue changes nothing)."""
+        self.audience.follow(conn)
+        if conn.seat is not None and self.pace.reader_done(conn.seat):
+            self.break_changed()
+
+    def break_changed(self) -> None:
+        """Tell the table who is still reading; end the break once nobody is."""
+        pause = self.pace.round_break
+        if pause is None:
+            return
+        if pause.waiting:
+            self._send_break()
+        else:
+            self._end_break()
+
+    def _end_break(self) -> None:
+        """The next round's play starts: its first turn's clock, its bots."""
+        if self.pace.end_break():
+            self._send_break()
+            self.arm()
+            self.schedule_bot()
+
+    def _send_break(self) -> None:
+        self.audience.send_all("break", break_payload(self.pace.round_break, self.pace.deadline))
+
+    # --- a restore --------------------------------------------------------------------------
 
     def restore(self, entries: Sequence[Any]) -> None:
-        """Rebuild the match from its log entries: its start, then its actions (the
-        hub reads a table's log from its current match's start)."""
-        for entry in entries:
-            if entry.kind == "start":
-                self.start_seq = entry.seq
-                self.seed = entry.data["seed"]
-                self.state = self.engine.new_game(
-                    self.options, self.seed, (), entry.data.get("first_dealer")
-                )
-                self.first_dealer = int(self.state.dealer)
-                self.actions = []
-                self.tally = PlayTally()
-                self.replies.clear()
-                self.recent.clear()  # as a live table forgets them at a start
-            elif entry.kind == "action" and self.state is not None:
-                action = self.engine.action_from_json(entry.data["action"])
-                self.state, events = self.engine.apply(self.state, action)
-                self.actions.append(entry.data["action"])
-                step = Step(
-                    entry.seq,
-                    entry.data["action"],
-                    events,
-                    entry.data.get("by", "player"),
-                    entry.seat,
-                    entry.client_id,
-                )
-                self.recent.append(step)
-                self.tally.count(step.by, step.seat, ends_round=_ends_round(step))
-                if entry.client_id is not None and entry.seat is not None:
-                    self._remember(
-                        entry.seat, entry.client_id, {"cid": entry.client_id, "ok": True}
-                    )
+        """Rebuild the match from its log entries (read from its current match's start)
+        and, while it plays, its pace and its bots."""
+        self.match.restore(entries)
         if self.status == "playing":
-            self._resume_break()
-            self._restored_left_seat()
-            self._arm_timer()
-            self._schedule_bot()
+            self.pace.restore({s for s in range(self.players) if self.seating.played_by_owner(s)})
+            self.arm()
+            self.schedule_bot()
 
+    # --- connections ------------------------------------------------------------------------
 
-def _ends_round(step: Step) -> bool:
-    return ends_round(event.type for event in step.events)
+    def connect(self, conn: Connection, since: int | None) -> None:
+        """Register a connection and greet it: a snapshot, or the missed updates. The
+        table is announced at once if a seat's presence changed; a spectator coming
+        changes nothing in play and is announced with the next batch of spectators."""
+        before = self.audience.presence()
+        self.audience.add(conn)
+        retaken = conn.seat is not None and lifecycle.retake(self, conn.seat)
+        self.audience.greet(conn, self.match.missed_since(since) if since is not None else None)
+        self.audience.announce(before, seats_changed=retaken)
+
+    def disconnect(self, conn: Connection) -> None:
+        before = self.audience.presence()  # before the close: a closed one is not present
+        emptied = self.audience.remove(conn, playing=self.status == "playing")
+        if emptied is not None and self.pace.reader_done(emptied):
+            self.break_changed()  # nobody waits for an empty chair
+        self.audience.announce(before)
+
+    def expect_players(self) -> None:
+        """After a restart or a takeover nobody is connected yet: each player's seat
+        gets the grace period it would have had on a dropped connection."""
+        if self.status == "playing":
+            seats = range(self.players)
+            self.audience.expect(seat for seat in seats if self.seating.played_by_owner(seat))
+
+    def demote(self, user_id: int) -> None:
+        """The user's connections here become a spectator's (a suspended player)."""
+        self.audience.reseat()
+
+    def react(self, conn: Connection, reaction: str) -> None:
+        self.audience.react(conn, reaction)
+
+    async def hint(self, conn: Connection) -> None:
+        """At a free table, the bot's suggestion for the asking seat's turn, to that
+        connection only (never at a coin table: coins are played for by people alone)."""
+        self.audience.follow(conn)
+        allowed, position = self.bots_allowed, self.position()
+        kind, payload = await self.bots.hint(conn, bots_allowed=allowed, position=position)
+        conn.send(message(kind, self.seq, payload))
+
+    # --- seats and matches (lifecycle.py), each under the lock ----------------------------
+
+    async def join(self, user_id: int, seat: int | None, address: str | None = None) -> None:
+        async with self.lock:
+            await lifecycle.join(self, user_id, seat, address)
+
+    async def start_with_bots(self, user_id: int, level: str | None = None) -> None:
+        async with self.lock:
+            await lifecycle.start_with_bots(self, user_id, level)
+
+    async def leave(self, user_id: int) -> None:
+        async with self.lock:
+            await lifecycle.leave(self, user_id)
+
+    async def update_options(self, options: dict[str, Any]) -> None:
+        async with self.lock:
+            await lifecycle.update_options(self, options)
+
+    async def ask_rematch(self, conn: Connection) -> None:
+        async with self.lock:
+            await lifecycle.ask_rematch(self, conn)
+
+    async def close_down(self, unless: Callable[[], bool] | None = None) -> bool:
+        async with self.lock:
+            return await lifecycle.close_down(self, unless)
+
+    async def hand_over(self, code: int, reason: str) -> None:
+        """This process stops serving the table: once the step in progress is done,
+        every socket is told (``code``) to reconnect, to whoever serves it next."""
+        async with self.lock:
+            self.close(code, reason)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Stop every part's tasks and timers, and close the connections (``code``)."""
+        self.pace.close()
+        self.bots.close()
+        self.audience.close(code, reason)

@@ -1,0 +1,180 @@
+"""The caller's own account (``/api/me*``, tagged ``players``): the account and its
+coins, a new name, the coin ledger, the match history.
+
+A player's matches are their ``match_players`` rows, written with each finished
+match and kept for ever: leaving the table, or a rematch at it, changes none of
+them. Each says whether the match counted for the player (docs/economy.md, "What
+counts").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, status
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
+
+from sahrat.names import name_key
+from sahrat.server.api.deps import (
+    CurrentUser,
+    HubDep,
+    Limit,
+    Offset,
+    check_limits,
+    http_error,
+    refuse_mixed_scripts,
+    responses,
+)
+from sahrat.server.api.models import (
+    LedgerOut,
+    MeOut,
+    MyMatch,
+    RenameBody,
+    entry_out,
+    match_fields,
+    user_out,
+)
+from sahrat.server.limits import Throttle
+from sahrat.server.table.settlement import seat_place
+from sahrat.store import ledger
+from sahrat.store.models import Match, MatchPlayer, User
+
+RENAMES = 3  # renames an account may make per RENAME_WINDOW (this process's own count)
+RENAME_WINDOW = 3600.0
+
+router = APIRouter(prefix="/api", tags=["players"])
+
+
+async def ledger_of(session: AsyncSession, user_id: int, limit: int, offset: int) -> LedgerOut:
+    """A player's balance and a page of their coin movements, newest first (theirs to
+    see, and an admin's)."""
+    account = ledger.user_account(user_id)
+    entries = await ledger.entries_of(session, account, limit, offset)
+    return LedgerOut(
+        balance=await ledger.balance(session, account),
+        entries=[entry_out(entry, account) for entry in entries],
+    )
+
+
+@router.get("/me", response_model=MeOut, responses=responses(401))
+async def me(user: CurrentUser, hub: HubDep) -> MeOut:
+    """My account and my coins."""
+    async with hub.sessions() as session:
+        balance = await ledger.balance(session, ledger.user_account(user.id))
+    return MeOut(
+        **user_out(user).model_dump(),
+        balance=balance,
+        is_admin=user.is_admin,
+        suspended=user.suspended,
+    )
+
+
+def _renames(request: Request) -> Throttle:
+    throttle: Throttle | None = getattr(request.app.state, "renames", None)
+    if throttle is None:
+        throttle = request.app.state.renames = Throttle(RENAMES, RENAME_WINDOW)
+    return throttle
+
+
+@router.patch("/me", response_model=MeOut, responses=responses(401, 409, 422, 429))
+async def rename(body: RenameBody, user: CurrentUser, hub: HubDep, request: Request) -> MeOut:
+    """Change my display name (a guest's too). The name is checked as at sign-up: taken
+    in NFKC, refused if it holds format, bidi or invisible characters (422 naming
+    ``name``) or mixes alphabets in a word (422 ``name_mixes_scripts``), and 409
+    ``name_taken`` if another account has it in any case, form or look-alike.
+    A registered account then logs in with the new name. An account may rename itself
+    ``RENAMES`` times an hour (429 ``too_many_renames`` with Retry-After); a refused
+    name does not count."""
+    refuse_mixed_scripts(body.name)
+    key = name_key(body.name)
+    taken = http_error(status.HTTP_409_CONFLICT, "name_taken", f"the name {body.name!r} is taken")
+    async with hub.sessions() as session:
+        holder = await session.scalar(select(User.id).where(User.name_key == key))
+    if holder is not None and holder != user.id:
+        raise taken
+    if body.name != user.name:
+        check_limits(
+            "too_many_renames",
+            f"an account may change its name {RENAMES} times an hour; try later",
+            (_renames(request), str(user.id)),
+        )
+        try:
+            async with hub.sessions() as session, session.begin():
+                row = await session.get(User, user.id)
+                if row is None:  # deleted meanwhile: as for a revoked token
+                    raise http_error(
+                        status.HTTP_401_UNAUTHORIZED, "bad_token", "the account is gone"
+                    )
+                row.name, row.name_key = body.name, key
+        except IntegrityError as error:  # a simultaneous sign-up or rename took it first
+            raise taken from error
+        user.name = body.name
+        hub.renamed(user.id, user.name)  # every process's tables show it (the cluster's too)
+    return await me(user, hub)
+
+
+@router.get("/me/ledger", response_model=LedgerOut, responses=responses(401))
+async def my_ledger(
+    user: CurrentUser, hub: HubDep, limit: Limit = 100, offset: Offset = 0
+) -> LedgerOut:
+    """My balance and my coin movements, newest first."""
+    async with hub.sessions() as session:
+        return await ledger_of(session, user.id, limit, offset)
+
+
+@router.get("/me/matches", response_model=list[MyMatch], responses=responses(401))
+async def my_matches(
+    user: CurrentUser, hub: HubDep, limit: Limit = 50, offset: Offset = 0
+) -> list[MyMatch]:
+    """Every finished match I sat in, newest first (also at tables I have left since),
+    with its score sheet, my place and total, every seat's total, the players' names as
+    they are today, and whether it counted for me."""
+    async with hub.sessions() as session:
+        rows = (
+            await session.execute(
+                select(Match, MatchPlayer)
+                .options(defer(Match.record))  # the list needs no game record (large)
+                .join(MatchPlayer, MatchPlayer.match_id == Match.id)
+                .where(MatchPlayer.user_id == user.id)
+                .order_by(Match.id.desc())
+                .limit(limit)
+                .offset(offset)
+            )
+        ).all()
+        ids = {uid for match, _ in rows for uid in match.players or [] if uid is not None}
+        names: dict[int, str] = {}
+        if ids:
+            found = await session.execute(select(User.id, User.name).where(User.id.in_(ids)))
+            names = dict(found.tuples().all())
+    out = []
+    for match, mine in rows:
+        totals = _totals(match.score_sheet)
+        seat = mine.seat
+        out.append(
+            MyMatch(
+                **match_fields(match),
+                seat=seat,
+                won=mine.won,
+                place=mine.place if mine.place is not None else _place(match, seat),
+                total=totals[seat] if seat < len(totals) else None,
+                totals=totals,
+                names=[names.get(uid) if uid is not None else None for uid in match.players or []],
+                counted=mine.counted,
+            )
+        )
+    return out
+
+
+def _totals(sheet: Any) -> list[int]:
+    found = sheet.get("totals") if isinstance(sheet, dict) else None
+    if not isinstance(found, list) or not all(isinstance(x, int) for x in found):
+        return []
+    return list(found)
+
+
+def _place(match: Match, seat: int) -> int | None:
+    sheet = match.score_sheet if isinstance(match.score_sheet, dict) else {}
+    return seat_place(match.game, sheet, match.winner_seat, seat)

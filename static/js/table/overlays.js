@@ -1,0 +1,120 @@
+// What opens over the table: the score sheet and the round (deal) summary, real
+// <dialog>s shown modally (the rest of the page is inert behind them, Escape closes;
+// the summary: "continue"), the match's end inside the summary, and a question with
+// OK / Cancel.
+import { h } from "../dom.js";
+import { v } from "../view.js";
+import { t } from "../i18n.js";
+import { session } from "../api.js";
+import { subject } from "../describe.js";
+
+/** @typedef {import("./ctrl.js").TableCtrl} TableCtrl */
+/** @typedef {import("./protocol.js").GameEvent} GameEvent */
+/** @typedef {import("./ctrl.js").Drawn} Drawn */
+
+const pending = () => v("p.loading", "…");
+
+/** The score sheet and the summary, when open (what `#overlays` holds). */
+export function overlays(/** @type {TableCtrl} */ ctrl) {
+  const vw = ctrl.view;
+  const parts = [];
+  if (!vw) return parts;
+  if (ctrl.sheetOpen) {
+    const game = ctrl.gameModule();
+    parts.push(modal("score-sheet", t("sheet.title"), game ? game.sheet(vw, ctrl.nameOf) : pending(), () => ctrl.closeSheet()));
+  }
+  const summary = ctrl.summary;
+  if (summary) {
+    const body = [];
+    const deal = ctrl.game === "conquian";
+    const game = summary.event ? ctrl.gameModule() : null;
+    if (summary.event) body.push(game ? game.summary(summary.event, vw, ctrl.nameOf) : pending());
+    if (summary.matchEnd) body.push(matchEnd(ctrl, summary.matchEnd));
+    const pause = ctrl.roundBreak;
+    if (pause && !summary.matchEnd) {
+      const others = pause.waiting.filter((seat) => seat !== ctrl.seat).map(ctrl.nameOf);
+      body.push(v("div.break-bar", { key: "break" },
+        v("p", { id: "break-countdown", role: "timer" }),
+        others.length ? v("p", { id: "break-waiting" }, t("summary.waiting_for", { who: others.join("، ") })) : null,
+        ctrl.readingSummary() ? v("button.primary", {
+          type: "button", id: "summary-continue", onclick: () => ctrl.continuePlay(), disabled: ctrl.continued === summary,
+        }, t("summary.continue")) : null));
+    }
+    const title = summary.matchEnd ? t("summary.match_title") : t(deal ? "summary.deal_title" : "summary.title");
+    parts.push(modal("summary", title, body, () => ctrl.closeSummary()));
+  }
+  return parts;
+}
+
+// The end of the match: standings, coins, the replay, and another match at the same seats.
+function matchEnd(/** @type {TableCtrl} */ ctrl, /** @type {GameEvent} */ ev) {
+  const vw = ctrl.view;
+  const me = ctrl.seat;
+  const w = ev.winner;
+  /** @type {number[]} */
+  const totals = ev.totals || vw?.totals || vw?.points || [];
+  /** @type {number[]} */
+  const places = ev.places || totals.map((_, seat) => (seat === w ? 1 : 2));
+  const order = places.map((place, seat) => ({ place, seat })).sort((a, b) => a.place - b.place);
+  const r = ctrl.results;
+  if (!r) ctrl.loadResults();
+  const seats = ctrl.info?.seats || [];
+  const agreed = new Set(ctrl.info?.rematch || []);
+  const seated = me !== null && seats[me]?.user_id === session.user?.id;
+  const waiting = seats.filter((s) => !agreed.has(s.seat)).map((s) => ctrl.nameOf(s.seat));
+  const mineAsked = me !== null && agreed.has(me);
+  const asked = mineAsked || ctrl.rematchAsked === ctrl.matchEnd;
+  return v("div.match-end-box", { key: "match-end" },
+    v("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", subject(ctrl.nameOf, w))),
+    v("table.sheet.standings", { id: "standings" },
+      v("thead", v("tr", v("th", t("end.place")), v("th", t("end.player")), v("th", t("sheet.total")),
+        r?.coins !== undefined ? v("th", t("end.coins")) : null)),
+      v("tbody", order.map(({ place, seat }) => v("tr", { key: seat, class: seat === me ? "me" : "" },
+        v("td", v("bdi", place)), v("td", ctrl.nameOf(seat)), v("td", v("bdi", totals[seat] ?? "")),
+        r?.coins !== undefined ? v("td", seat === me ? v("bdi", signed(r.coins)) : "") : null)))),
+    v("div.row.end-actions",
+      seated ? v("button.primary", {
+        type: "button", id: "rematch", disabled: asked, onclick: () => ctrl.askRematch(),
+      }, mineAsked ? t("end.rematch_asked") : t("end.rematch")) : null,
+      r?.matchId ? v("a.button", { id: "replay-link", href: `#/m/${r.matchId}` }, t("end.replay")) : null,
+      v("a.button", { href: "#/" }, t("table.lobby"))),
+    agreed.size ? v("p", { id: "rematch-waiting" }, t("summary.waiting_for", { who: waiting.join("، ") || "—" })) : null);
+}
+
+const signed = (/** @type {number} */ n) => (n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "0");
+
+// Shown modally once, when it enters the page; a click on the backdrop closes it.
+function openModal(/** @type {HTMLDialogElement | null} */ el) { if (el && !el.open && el.isConnected) el.showModal(); }
+
+/**
+ * @param {string} id
+ * @param {string} title
+ * @param {Drawn} body
+ * @param {() => void} onClose
+ */
+function modal(id, title, body, onClose) {
+  return v("dialog.modal", {
+    key: id, id, ref: openModal, "aria-labelledby": `${id}-title`,
+    oncancel: (/** @type {Event} */ e) => { e.preventDefault(); onClose(); },
+    onclose: onClose,
+    onclick: (/** @type {MouseEvent & { currentTarget: HTMLElement }} */ e) => {
+      if (e.target !== e.currentTarget) return;
+      const r = e.currentTarget.getBoundingClientRect();
+      if (e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom) onClose();
+    },
+  },
+  v("div.modal-head", v("h2", { id: `${id}-title` }, title), v("button.close", { type: "button", id: `${id}-close`, onclick: onClose, "aria-label": t("app.close") }, "✕")),
+  v("div.modal-body", body));
+}
+
+/** A question with OK / Cancel in a real <dialog> (a page's confirm() blocks and cannot be styled). */
+export function confirmDialog(/** @type {string} */ question, /** @type {() => void} */ onYes) {
+  const dialog = /** @type {HTMLDialogElement} */ (h("dialog.confirm", { id: "confirm", "aria-label": question },
+    h("p", question),
+    h("form.row", { method: "dialog" },
+      h("button", { value: "no", id: "confirm-no" }, t("app.cancel")),
+      h("button.primary", { value: "yes", id: "confirm-yes" }, t("app.ok")))));
+  dialog.addEventListener("close", () => { dialog.remove(); if (dialog.returnValue === "yes") onYes(); });
+  document.body.append(dialog);
+  dialog.showModal();
+}
