@@ -9,7 +9,7 @@ import { t } from "./i18n.js";
 import { cardV, conquianMeldOk, conquianSort, label } from "./cards.js";
 import { fairnessOf, noteCommitment } from "./fairness.js";
 import { subject } from "./describe.js";
-import { hintLine, errorLine } from "./table/view.js";
+import { hintLine, errorLine } from "./table/lines.js";
 
 /** @typedef {import("./table/ctrl.js").TableCtrl} TableCtrl */
 /** @typedef {import("./table/ctrl.js").NameOf} NameOf */

@@ -11,7 +11,7 @@ import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToR
 import { discardProposals, meldGroups, fittingMelds } from "./melds.js";
 import { fairnessOf, noteCommitment } from "./fairness.js";
 import { subject } from "./describe.js";
-import { hintLine, errorLine } from "./table/view.js";
+import { hintLine, errorLine } from "./table/lines.js";
 
 /** @typedef {import("./table/ctrl.js").TableCtrl} TableCtrl */
 /** @typedef {import("./table/ctrl.js").NameOf} NameOf */

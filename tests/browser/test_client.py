@@ -240,6 +240,10 @@ def test_two_browsers_play_a_conquian_deal(new_page: Any) -> None:
             name = text.removeprefix(before).removesuffix(after)
             assert (name == catalogue["table.you"]) == mine, text
     assert axe_violations(host) == [] and axe_violations(other) == []
+    # A player who reopens the finished match's page may still ask for the rematch.
+    other.reload()
+    other.click("#show-results")
+    assert other.locator("#rematch").is_enabled()
     host.click("#rematch")
     other.wait_for_selector("#rematch-waiting")  # the other player sees who asked
     close_summary(host)

@@ -63,7 +63,9 @@ function matchEnd(/** @type {TableCtrl} */ ctrl, /** @type {GameEvent} */ ev) {
   const seated = me !== null && seats[me]?.user_id === session.user?.id;
   const waiting = seats.filter((s) => !agreed.has(s.seat)).map((s) => ctrl.nameOf(s.seat));
   const mineAsked = me !== null && agreed.has(me);
-  const asked = mineAsked || ctrl.rematchAsked === ctrl.matchEnd;
+  // Asked at this match's end; a page reopened after the end has seen no match_end
+  // event (both unset) and has asked nothing yet.
+  const asked = mineAsked || (ctrl.rematchAsked !== null && ctrl.rematchAsked === ctrl.matchEnd);
   return v("div.match-end-box", { key: "match-end" },
     v("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", subject(ctrl.nameOf, w))),
     v("table.sheet.standings", { id: "standings" },

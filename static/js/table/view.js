@@ -8,11 +8,12 @@ import { v, patch, vicon } from "../view.js";
 import { icon } from "../icons.js";
 import { t } from "../i18n.js";
 import { session } from "../api.js";
-import { describeEvent, describeSuggestion } from "../describe.js";
+import { describeEvent } from "../describe.js";
 import { muted } from "../sound.js";
 import { REACTIONS, REACTION_EMOJI, playedBy } from "./ctrl.js";
 import { overlays } from "./overlays.js";
 import { showShortcuts } from "./keys.js";
+import { errorLine } from "./lines.js";
 
 /** @typedef {import("./ctrl.js").TableCtrl} TableCtrl */
 /** @typedef {import("./protocol.js").TableSeat} TableSeat */
@@ -252,16 +253,6 @@ function inviteLink(/** @type {string} */ code) {
         },
       }, t("table.copy_invite")),
       navigator.share ? v("button", { type: "button", id: "share-invite", onclick: () => navigator.share({ url: link, title: t("app.name") }).catch(() => {}) }, t("table.share_invite")) : null));
-}
-
-/** The suggestion the seat asked for, in words of what to do (both games' tables). */
-export function hintLine(/** @type {TableCtrl} */ ctrl) {
-  return ctrl.hint ? v("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeSuggestion(ctrl.hint)) : null;
-}
-
-/** The last refusal, in words, under the buttons (both games' tables and the waiting room). */
-export function errorLine(/** @type {TableCtrl} */ ctrl) {
-  return v("p.error-line", { id: "last-error", role: "status" }, ctrl.lastError || "");
 }
 
 // --- the foot ----------------------------------------------------------------------------
