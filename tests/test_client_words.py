@@ -24,7 +24,7 @@ CODE = r'"([a-z][a-z0-9_]*)"'
 ARG = r"(?:[^,()]|\(\))+,\s*"  # an argument: a name, an attribute, a bare call
 PATTERNS = [
     rf"TableError\(\s*{CODE}",  # a table's (or the hub's) refusal
-    rf"\bhttp_error\(\s*{ARG}{CODE}",  # a REST error: status, code, message
+    rf"\bhttp_error\(\s*{CODE}",  # a REST error: code, message (its status by code)
     rf"\bcheck_limits\(\s*{CODE}",  # a REST 429
     rf"\brefusal\(\s*{ARG}{CODE}",  # a reply's error: cid, code, message
     rf"\brefuse\(\s*(?:{ARG}){{3}}{CODE}",  # conn, seq, cid, code

@@ -4,8 +4,11 @@ A table, the hub and the cluster refuse an operation with a
 :class:`~sahrat.server.table.errors.TableError` that carries a code and a message,
 never a transport's status: the same refusal reaches a player as an HTTP error
 (``api/``), as a WebSocket close (``socket/``) or across processes (``cluster/``),
-and each edge reads its number here. A code missing from :data:`HTTP_STATUS` is a
-bug (``tests/test_error_codes.py`` reads every code raised in the server).
+and each edge reads its number here. The HTTP edge's own refusals (a wrong password,
+a taken name...) take their status here too (``api/deps.http_error``); only a rate
+limit's 429, with its Retry-After, is the limit's own. A code missing from
+:data:`HTTP_STATUS` is a bug (``tests/test_error_codes.py`` reads every code raised
+in the server).
 """
 
 from __future__ import annotations
@@ -13,33 +16,46 @@ from __future__ import annotations
 HTTP_STATUS: dict[str, int] = {
     # 400: a request the server cannot read as an operation
     "bad_operation": 400,
+    # 401: who is asking is not known (the HTTP edge's own refusals)
+    "bad_login": 401,
+    "bad_token": 401,
+    "no_token": 401,
     # 403: this account may not do this
     "coin_table_needs_account": 403,
     "coin_table_needs_matches": 403,
+    "not_admin": 403,
     "not_creator": 403,
     "suspended": 403,
     # 404: nothing of that name (a private table a stranger may not see included)
     "bad_invite": 404,
+    "no_such_match": 404,
     "no_such_player": 404,
     "no_such_table": 404,
     # 409: the table's state refuses it now
     "already_seated": 409,
     "match_in_progress": 409,
+    "name_taken": 409,
     "no_bots_at_coin_tables": 409,
     "not_enough_coins": 409,
     "not_seated": 409,
+    "not_replayable": 409,
     "same_address": 409,
     "seat_taken": 409,
+    "seats_empty": 409,
     "seats_taken": 409,
+    "self_suspend": 409,
     "table_finished": 409,
     "table_full": 409,
     "table_started": 409,
     "too_many_tables": 409,
     # 422: a well-formed request that names what does not exist
+    "name_mixes_scripts": 422,
     "no_such_seat": 422,
     # 500: a bug, reported by another process of the cluster
     "server_error": 500,
-    # 503: try again (the table moves between processes, or its process is stopping)
+    # 503: try again (the table moves between processes, or its process is stopping, or
+    # no free guest name was drawn)
+    "busy": 503,
     "unavailable": 503,
 }
 

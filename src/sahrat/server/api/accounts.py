@@ -129,7 +129,7 @@ async def create_guest(hub: HubDep, request: Request) -> AuthOut:
                 continue
             hub.remember_name(user.id, user.name)
             return AuthOut(token=token, user=user_out(user))
-        raise http_error(503, "busy", "could not find a free guest name; try again")
+        raise http_error("busy", "could not find a free guest name; try again")
 
 
 @router.post(
@@ -145,7 +145,7 @@ async def sign_up(body: Credentials, hub: HubDep, request: Request) -> AuthOut:
     mixes alphabets or kinds of digits, like ``b٥ss``, is refused (422
     ``name_mixes_scripts``)."""
     refuse_mixed_scripts(body.name)
-    taken = http_error(status.HTTP_409_CONFLICT, "name_taken", f"the name {body.name!r} is taken")
+    taken = http_error("name_taken", f"the name {body.name!r} is taken")
     key = name_key(body.name)
     async with hub.sessions() as session:  # before hashing: a taken name costs nothing
         if await session.scalar(select(User.id).where(User.name_key == key)) is not None:
@@ -190,7 +190,7 @@ async def log_in(body: LoginBody, hub: HubDep, request: Request) -> AuthOut:
     with _given_back_if_busy(checks):  # even if no user, as long as for a wrong password
         ok = await _hashing(hub, _password_matches, stored, body.password)
     if user is None or not ok:
-        raise http_error(status.HTTP_401_UNAUTHORIZED, "bad_login", "wrong name or password")
+        raise http_error("bad_login", "wrong name or password")
     async with hub.sessions() as session, session.begin():
         token = await issue_token(session, user.id, hub.settings.token_hours)
     hub.remember_name(user.id, user.name)

@@ -44,7 +44,7 @@ from sahrat.store.models import Balance, LedgerAccount, User
 
 async def require_admin(user: Annotated[User, Depends(current_user)]) -> User:
     if not user.is_admin:
-        raise http_error(status.HTTP_403_FORBIDDEN, "not_admin", "this needs an admin account")
+        raise http_error("not_admin", "this needs an admin account")
     return user
 
 
@@ -155,7 +155,7 @@ async def _player(hub: Hub, player_id: int) -> PlayerOut:
     async with hub.sessions() as session:
         row = (await session.execute(_player_query().where(User.id == player_id))).first()
     if row is None:
-        raise http_error(404, "no_such_player", f"there is no player {player_id}")
+        raise http_error("no_such_player", f"there is no player {player_id}")
     return _player_out(row[0], row[1])
 
 
@@ -184,7 +184,7 @@ async def suspend_player(
     cannot sit down; their seats are left as if they had walked away."""
     suspended = body.suspended if body is not None else True
     if player_id == admin.id and suspended:
-        raise http_error(409, "self_suspend", "an admin cannot suspend themself")
+        raise http_error("self_suspend", "an admin cannot suspend themself")
     with table_errors():
         await hub.set_suspended(player_id, suspended)
     return await _player(hub, player_id)

@@ -45,8 +45,10 @@ Invite = Annotated[str | None, Query(max_length=64, description="a private table
 # --- refusals ----------------------------------------------------------------------------
 
 
-def http_error(code_status: int, code: str, message: str) -> HTTPException:
-    """A refusal as an HTTP error; a 401 says which scheme to authenticate with."""
+def http_error(code: str, message: str) -> HTTPException:
+    """A refusal as an HTTP error, with the status its code has in ``server/errors.py``;
+    a 401 says which scheme to authenticate with."""
+    code_status = http_status(code)
     headers = {"WWW-Authenticate": "Bearer"} if code_status == 401 else None
     return HTTPException(code_status, detail={"code": code, "message": message}, headers=headers)
 
@@ -58,7 +60,7 @@ def table_errors() -> Iterator[None]:
     try:
         yield
     except TableError as error:
-        raise http_error(http_status(error.code), error.code, error.message) from error
+        raise http_error(error.code, error.message) from error
     except BadOption as error:
         loc = ["body", "game"] if error.option == "game" else ["body", "options", error.option]
         raise HTTPException(
@@ -97,7 +99,7 @@ def refuse_mixed_scripts(name: str) -> None:
     """422 ``name_mixes_scripts`` if a word of ``name`` imitates one in another alphabet."""
     problem = script_problem(name)
     if problem is not None:
-        raise http_error(status.HTTP_422_UNPROCESSABLE_ENTITY, "name_mixes_scripts", problem)
+        raise http_error("name_mixes_scripts", problem)
 
 
 # --- the request -------------------------------------------------------------------------
@@ -130,9 +132,7 @@ def bearer_token(request: Request) -> str:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
-        raise http_error(
-            status.HTTP_401_UNAUTHORIZED, "no_token", "send Authorization: Bearer <token>"
-        )
+        raise http_error("no_token", "send Authorization: Bearer <token>")
     return token.strip()
 
 
@@ -144,9 +144,7 @@ async def authenticate(request: Request, session: AsyncSession, token: str) -> U
     own session for both); 401 ``bad_token`` if it is unknown, expired or revoked."""
     user = await user_for_token(session, token)
     if user is None:
-        raise http_error(
-            status.HTTP_401_UNAUTHORIZED, "bad_token", "the token is unknown, expired or revoked"
-        )
+        raise http_error("bad_token", "the token is unknown, expired or revoked")
     hub = get_hub(request)
     hub.remember_name(user.id, user.name)
     if not user.guest:  # the network the owner uses: strangers' login floods spare it
@@ -170,9 +168,7 @@ async def optional_user(request: Request, hub: HubDep) -> User | None:
     async with hub.sessions() as session:
         user = await user_for_token(session, token)
     if user is None:
-        raise http_error(
-            status.HTTP_401_UNAUTHORIZED, "bad_token", "the token is unknown, expired or revoked"
-        )
+        raise http_error("bad_token", "the token is unknown, expired or revoked")
     hub.remember_name(user.id, user.name)
     return user
 

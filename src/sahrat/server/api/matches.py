@@ -62,7 +62,7 @@ async def _visible_match(
 
 
 def _no_match(match_id: int) -> HTTPException:
-    return http_error(status.HTTP_404_NOT_FOUND, "no_such_match", f"there is no match {match_id}")
+    return http_error("no_such_match", f"there is no match {match_id}")
 
 
 @router.get("/{match_id}", response_model=MatchDetail, responses=responses(401, 404))
@@ -159,7 +159,6 @@ async def get_replay(
                 replayer = await asyncio.to_thread(Replayer, record)
             except RuleError as error:  # e.g. an option an older version allowed
                 raise http_error(
-                    status.HTTP_409_CONFLICT,
                     "not_replayable",
                     f"this match's record does not replay here: {error}",
                 ) from error

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, Request
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -90,7 +90,7 @@ async def rename(body: RenameBody, user: CurrentUser, hub: HubDep, request: Requ
     name does not count."""
     refuse_mixed_scripts(body.name)
     key = name_key(body.name)
-    taken = http_error(status.HTTP_409_CONFLICT, "name_taken", f"the name {body.name!r} is taken")
+    taken = http_error("name_taken", f"the name {body.name!r} is taken")
     async with hub.sessions() as session:
         holder = await session.scalar(select(User.id).where(User.name_key == key))
     if holder is not None and holder != user.id:
@@ -105,9 +105,7 @@ async def rename(body: RenameBody, user: CurrentUser, hub: HubDep, request: Requ
             async with hub.sessions() as session, session.begin():
                 row = await session.get(User, user.id)
                 if row is None:  # deleted meanwhile: as for a revoked token
-                    raise http_error(
-                        status.HTTP_401_UNAUTHORIZED, "bad_token", "the account is gone"
-                    )
+                    raise http_error("bad_token", "the account is gone")
                 row.name, row.name_key = body.name, key
         except IntegrityError as error:  # a simultaneous sign-up or rename took it first
             raise taken from error

@@ -206,7 +206,6 @@ async def start_with_bots(
     with table_errors():
         if not options.bots:
             raise http_error(
-                status.HTTP_409_CONFLICT,
                 "seats_empty",
                 "the match starts by itself when every seat is taken; start now with bots",
             )
@@ -225,9 +224,7 @@ async def table_matches(
 ) -> list[MatchSummary]:
     """The table's finished matches, oldest first (a private table's: as for its info)."""
     if not await hub.admits_stored(table_id, viewer.id if viewer is not None else None, invite):
-        raise http_error(
-            status.HTTP_404_NOT_FOUND, "no_such_table", f"there is no table {table_id}"
-        )
+        raise http_error("no_such_table", f"there is no table {table_id}")
     async with hub.sessions() as session:
         rows = (
             await session.scalars(
