@@ -463,10 +463,16 @@ async def play(
     until: Callable[[dict[str, Any]], bool],
     watchers: Iterable[WireClient] = (),
     max_steps: int = 2000,
+    patient: bool = False,
 ) -> int:
     """Play the seats' moves with the simple player until ``until(view)`` holds for the
     latest view (or the match is over). Every reply must be ok, and every connection
-    must have seen each update before the next move. Returns the number of moves."""
+    must have seen each update before the next move. Returns the number of moves.
+
+    ``patient``: at a server with people's real rate limits, a move refused
+    ``rate_limited`` (nothing was done: slow down, docs/protocol.md) is sent again a
+    moment later, as a client does; the seats otherwise play as fast as the server
+    answers, which on a fast day is more than a person's 20 messages a second."""
     engine, player = engine_and_player(game)
     everyone = [*seats, *watchers]
     moves = 0
@@ -483,6 +489,9 @@ async def play(
         assert actor.view is not None and actor.view["turn"] == actor.seat
         action = wire_action(engine, player(actor.view))
         reply = await actor.command(action)
+        while patient and reply["payload"].get("error", {}).get("code") == "rate_limited":
+            await asyncio.sleep(0.25)
+            reply = await actor.command(action)
         assert reply["payload"] == {"cid": reply["payload"]["cid"], "ok": True}, (action, reply)
         assert reply["seq"] >= seq + 1, (seq, reply)
         moves += 1

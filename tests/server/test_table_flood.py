@@ -91,7 +91,7 @@ async def _flood(server: ServerProcess) -> dict[str, Any]:
             for seat, token in enumerate(tokens)
         ]
         clients += seats
-        await play("conquian", seats, until=lambda view: False)
+        await play("conquian", seats, until=lambda view: False, patient=True)
         attacker, victim = seats
         await victim.wait_until(lambda: bool(victim.view and victim.view["match_over"]))
         watcher_token, _ = await api.guest()
