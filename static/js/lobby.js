@@ -18,6 +18,7 @@ function phrase(key, values) {
   return t(key).split(/\{(\w+)\}/).map((part, i) => (i % 2 ? h("bdi", String(values[part] ?? "")) : part));
 }
 let boardBy = "coins";  // the leaderboard tab shown: "coins" or "wins"
+let boardLoads = 0;  // how many leaderboard loads have started: the newest one draws
 const PAGE = 50; // tables a page of GET /api/tables brings (the server's default page)
 
 export function showLobby(main, { onUser }) {
@@ -304,13 +305,18 @@ export function showLobby(main, { onUser }) {
   }
 
   // The leaderboard, by coins or by wins (tabs), and my balance; hidden without coins.
+  // Loads overlap (the page's first load, a sign-in, a tab click): only the newest one
+  // draws, so an answer that arrives late, fetched signed out or for the other tab,
+  // never replaces a newer board.
   async function loadCoins() {
+    const load = ++boardLoads;
     try {
       const by = boardBy;
       const [me, board] = await Promise.all([
         session.token ? api("GET", "/api/me") : null,
         api("GET", `/api/leaderboard?by=${by}&limit=10`),
       ]);
+      if (load !== boardLoads) return;
       if (me) {
         const kept = session.user;
         const renamed = kept && kept.name !== me.name;  // elsewhere: this page learns it now
@@ -334,7 +340,7 @@ export function showLobby(main, { onUser }) {
             : h("p.muted", t("board.empty"))),
       );
       coins.hidden = false;
-    } catch { coins.hidden = true; }
+    } catch { if (load === boardLoads) coins.hidden = true; }
   }
 
   function draw() {
