@@ -92,6 +92,10 @@ ADMIN_CALLS = [
     ("GET", "/api/admin/players/1/ledger", None),
     ("POST", "/api/admin/players/2/suspend", {"suspended": False}),
     ("GET", "/api/admin/ledger/check", None),
+    ("GET", "/api/admin/players/2/ratings", None),
+    ("POST", "/api/admin/players/2/ratings/konkan51/reset", None),
+    ("GET", "/api/admin/players/2/cooldown", None),
+    ("DELETE", "/api/admin/players/2/cooldown", None),
 ]
 
 
@@ -106,7 +110,12 @@ async def test_every_admin_endpoint_needs_an_admin(server: Server) -> None:
     }
     called = {(method, path.replace("/1", "/{table_id}", 1)) for method, path, _ in ADMIN_CALLS}
     called = {
-        (m, p.replace("players/{table_id}", "players/{player_id}").replace("/2/", "/{player_id}/"))
+        (
+            m,
+            p.replace("players/{table_id}", "players/{player_id}")
+            .replace("/2/", "/{player_id}/")
+            .replace("/konkan51/", "/{pool}/"),
+        )
         for m, p in called
     }
     assert admin_paths == called, admin_paths ^ called

@@ -5,8 +5,7 @@ The client shows a refusal in the reader's language from its ``code``
 ``message`` when the catalogue has no ``err.<code>``: on the Arabic page that is an
 English sentence. So every code the server sends (its REST errors, its socket's
 errors and replies, the engines' rule errors) must be in ``static/i18n/ar.json`` and
-``en.json``, but those of routes the page never calls (the admin's, between server
-processes).
+``en.json`` (``tests/test_error_texts.py`` adds the codes this scan does not read).
 """
 
 from __future__ import annotations
@@ -33,20 +32,6 @@ PATTERNS = [
     rf"(?:problem\s*=|return)\s+{CODE},\s*f?\"",  # (code, message) pairs of a refusal
     rf"^\s*code\s*=\s*{CODE}",  # an engine's RuleError subclass
 ]
-
-# Codes of routes the page never calls: it has no admin page, and processes of a
-# cluster speak to each other. Each is named with where it comes from.
-NOT_SHOWN = {
-    "not_admin": "/api/admin",
-    "no_such_player": "/api/admin (suspending a player)",
-    "self_suspend": "/api/admin",
-    "match_in_progress": "/api/admin (a playing table's options or closing)",
-    "table_finished": "/api/admin (options of a table that is not waiting)",
-    "seats_taken": "/api/admin (fewer players than a taken seat needs)",
-    "bad_operation": "one server process asking another an operation it does not know",
-    "bad_option": "the table form checks options; REST names them in a 422 list",
-    "bad_record": "sahrat replay (the command line), never the server",
-}
 
 
 def server_codes() -> set[str]:
@@ -78,7 +63,7 @@ def test_the_scan_finds_the_codes_it_must() -> None:
 
 
 def test_every_code_the_page_can_show_has_arabic_and_english_words() -> None:
-    shown = server_codes() - set(NOT_SHOWN)
+    shown = server_codes()
     for lang, path in CATALOGUES.items():
         catalogue = json.loads(path.read_text(encoding="utf-8"))
         missing = sorted(code for code in shown if not catalogue.get(f"err.{code}"))
@@ -89,7 +74,26 @@ def test_the_arabic_words_are_arabic() -> None:
     """An error's Arabic text is written in Arabic, not left in English."""
     arabic = json.loads(CATALOGUES["ar"].read_text(encoding="utf-8"))
     english = json.loads(CATALOGUES["en"].read_text(encoding="utf-8"))
-    for code in server_codes() - set(NOT_SHOWN):
+    for code in server_codes():
         text = arabic[f"err.{code}"]
         assert re.search(r"[\u0600-\u06ff]", text), (code, text)
         assert text != english[f"err.{code}"], code
+
+
+def test_the_rules_page_says_the_same_in_both_languages() -> None:
+    """The rules page (static/js/rules.js) has both games in both languages, section for
+    section and point for point, the Arabic written in Arabic."""
+    rules = {
+        lang: json.loads((REPO / "static" / "rules" / f"{lang}.json").read_text(encoding="utf-8"))
+        for lang in CATALOGUES
+    }
+    assert set(rules["ar"]) == set(rules["en"]) == {"konkan", "conquian"}
+    for game in ("konkan", "conquian"):
+        ar, en = rules["ar"][game], rules["en"][game]
+        assert [len(s["items"]) for s in ar["sections"]] == [
+            len(s["items"]) for s in en["sections"]
+        ]
+        texts = [ar["title"], ar["lead"]] + [s["title"] for s in ar["sections"]]
+        texts += [item for s in ar["sections"] for item in s["items"]]
+        for text in texts:
+            assert re.search(r"[\u0600-\u06ff]", text) and not re.search(r"[A-Za-z]", text), text

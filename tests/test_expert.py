@@ -83,9 +83,10 @@ def test_conquian_expert_decides_the_same_whatever_the_hidden_cards() -> None:
 def play_conquian(seed: str) -> list[Any]:
     players = [expert.ExpertBot("conquian", seed=seed, budget=60.0).act, simple_conquian]
     state = conquian.new_game(ConquianOptions(), "expert-seeded")
-    moves = []
+    moves: list[Any] = []
     while not state.over and len(moves) < 150:
         seat = conquian.to_act(state)
+        assert seat is not None
         action = players[seat](conquian.view(state, seat))
         moves.append(action)
         state, _ = conquian.apply(state, action)
@@ -162,3 +163,136 @@ def test_a_hint_is_a_fresh_experts_legal_move() -> None:
     cseat = conquian.to_act(cstate)
     chint = asyncio.run(suggest("conquian", "expert", conquian.view(cstate, cseat)))
     assert chint.seat == cseat and conquian.check_action(cstate, chint) is None
+
+
+# --- the Konkan rollouts -----------------------------------------------------------------------
+
+
+def konkan_game(hands: dict[int, str], *, rounds: int = 5) -> konkan.KonkanState:
+    from sahrat.rules.cards import parse_cards
+
+    options = KonkanOptions.for_game("konkan", {"players": 4, "rounds": rounds})
+    order = konkan.stacked_deck(
+        {seat: parse_cards(cards) for seat, cards in hands.items()}, [], players=4, dealer=3
+    )
+    return konkan.new_game(options, "scenario", decks=[order], first_dealer=3)
+
+
+def test_the_expert_lays_a_hand_when_it_holds_one() -> None:
+    # the opener's 15 cards: 2S-6S, three 7s, three kings, three 8s (14 melded) and 9D
+    state = konkan_game({0: "2S 3S 4S 5S 6S 7H 7D 7C KS KH KD 8H 8D 8C 9D"})
+    bot = expert.ExpertBot("konkan", seed="hand", budget=60.0)
+    action = bot.act(konkan.view(state, 0))
+    assert isinstance(action, konkan.LayDown), action
+    assert sum(len(meld) for meld in action.melds) == 14
+    state, _ = konkan.apply(state, action)
+    action = bot.act(konkan.view(state, 0))
+    assert action == konkan.Discard(0, parse("9D"))
+    state, events = konkan.apply(state, action)
+    finish = [event for event in events if event.type == "round_end"]
+    assert finish and finish[0].public["finish"] == "hand"
+
+
+def test_a_committed_expert_holding_a_konkan_lays_it() -> None:
+    state = konkan_game({0: "3C JK 7C 6C 4C' 2C 5C' 8C' QD AC' JC 9H TC 9C' JK'"}, rounds=1)
+    state, _ = konkan.apply(state, konkan.Commit(0))
+    action = expert.ExpertBot("konkan", seed="k").act(konkan.view(state, 0))
+    assert isinstance(action, konkan.LayDown), action
+    state, _ = konkan.apply(state, action)
+    assert [str(card) for card in state.hands[0]] == ["QD"]
+
+
+def parse(text: str) -> Any:
+    from sahrat.rules.cards import parse_card
+
+    return parse_card(text)
+
+
+def play_konkan(seed: str, decisions: int = 60) -> list[Any]:
+    players: list[Any] = [expert.ExpertBot("konkan", seed=seed, budget=60.0).act]
+    players += [simple_konkan] * 3
+    state = konkan.new_game(KonkanOptions(), "expert-seeded")
+    moves: list[Any] = []
+    while not state.over and len(moves) < decisions:
+        seat = konkan.to_act(state)
+        assert seat is not None
+        action = players[seat](konkan.view(state, seat))
+        assert konkan.check_action(state, action) is None
+        moves.append(action)
+        state, _ = konkan.apply(state, action)
+    return moves
+
+
+def test_a_seed_gives_one_line_of_konkan_play() -> None:
+    assert play_konkan("one") == play_konkan("one")
+
+
+def test_the_rollout_lines_are_legal_moves_of_the_seat() -> None:
+    # every line the expert compares is a move the engine accepts at that point
+    from sahrat.bots.konkan_bot import KonkanBot
+    from sahrat.bots.konkan_expert import KonkanExpert
+
+    state = konkan.new_game(KonkanOptions(), "lines")
+    strong = KonkanBot(strict=True)
+    rollouts = KonkanExpert(strong, samples=2)
+    compared = 0
+    while not state.over and compared < 25:
+        seat = konkan.to_act(state)
+        view = konkan.view(state, seat)
+        if seat != 0:
+            state, _ = konkan.apply(state, simple_konkan(view))
+            continue
+        action = strong.act(view)
+        from sahrat.bots.konkan_view import KonkanSeat
+
+        for move, _line in rollouts.lines(KonkanSeat(view), action):
+            assert konkan.check_action(state, move) is None, move
+            compared += 1
+        state, _ = konkan.apply(state, action)
+    assert compared >= 10
+
+
+def test_a_plain_draw_is_quicker_than_an_opening_to_weigh() -> None:
+    from sahrat.bots.levels import pause_factor
+
+    state = konkan.new_game(KonkanOptions(), "pace")
+    opening = konkan.view(state, konkan.to_act(state))  # the opener's 15 cards, nobody open
+    draw = dict(opening, phase="draw", discard_top=None)
+    assert 0.5 <= pause_factor("konkan", draw) < pause_factor("konkan", opening) <= 2.0
+
+
+def test_the_simulated_round_follows_the_engine_on_most_deals() -> None:
+    # The rollouts' round (face masks, no joker swaps, no reshuffle) played by the simple
+    # policy for every seat against the engine played by the simple player: the same
+    # scores on most deals (they part where the engine's player picks a twin card or a
+    # joker's place that the face-level search does not see).
+    from sahrat.bots.fastmelds import encode
+    from sahrat.bots.konkan_expert import face_of
+    from sahrat.bots.konkan_sim import Round
+    from sahrat.rules.melds import AceValue
+
+    same = 0
+    deals = 30
+    for index in range(deals):
+        state = konkan.new_game(KonkanOptions(), f"sim-{index}")
+        hands, jokers = zip(*(encode(hand) for hand in state.hands), strict=True)
+        stock = [face_of(card) for card in state.stock]
+        sim = Round(
+            list(hands),
+            list(jokers),
+            [False] * 4,
+            [],
+            stock,
+            -1,
+            state.turn,
+            51,
+            AceValue.ALWAYS_11,
+            15,
+        )
+        sim.play_turn(sim.turn, draw=False)
+        sim.run(500)
+        while not state.over and not state.results:
+            seat = konkan.to_act(state)
+            state, _ = konkan.apply(state, simple_konkan(konkan.view(state, seat)))
+        same += list(state.results[0].scores) == sim.scores()
+    assert same >= deals * 3 // 4

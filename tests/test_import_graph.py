@@ -17,7 +17,7 @@ layer group                  modules
                              ``edge``, ``errors``, ``limits``, ``logs``, ``metrics``,
                              ``migrate``, ``assets`` ...) and the package itself
 1     ``outside``            what the server is built on: ``store/``, ``rules/``,
-                             ``bots/``, ``settings``, ``names``
+                             ``bots/``, ``ratings/``, ``settings``, ``names``
 ===== ====================== =========================================================
 
 So nothing imports ``api/`` but ``app``; ``table/`` never imports the hub, the policy,
@@ -50,7 +50,7 @@ LAYERS = {
 }
 FOLDERS = {"api", "socket", "cluster", "table"}  # server/<folder>/: the folder's group
 TOP = {"app": "app", "hub": "hub", "policy": "hub"}  # server/<module>.py outside base
-OUTSIDE = {"store", "rules", "bots", "settings", "names"}  # sahrat.<name>
+OUTSIDE = {"store", "rules", "bots", "ratings", "settings", "names"}  # sahrat.<name>
 
 
 def _module_name(path: Path) -> str:
@@ -207,6 +207,7 @@ def test_a_table_never_imports_the_hub_or_a_transport(package_graph: dict[str, s
         ("sahrat.server", "base"),
         ("sahrat.store.tickets", "outside"),
         ("sahrat.settings", "outside"),
+        ("sahrat.ratings", "outside"),
         ("sahrat.cli", None),
     ],
 )

@@ -116,6 +116,8 @@ async def test_a_guest_gets_an_account_and_a_token(server: Server) -> None:
         "balance": 1000,  # the welcome grant
         "is_admin": False,
         "suspended": False,
+        "ratings": {},  # no rated match played (docs/rating.md)
+        "cooldown": None,
     }
     other = await server.client.post("/api/guests")
     assert other.json()["user"]["id"] != data["user"]["id"]
@@ -503,6 +505,8 @@ async def test_the_openapi_schema_lists_every_endpoint(server: Server) -> None:
         "/api/me/ledger": {"get"},
         "/api/me/matches": {"get"},
         "/api/leaderboard": {"get"},
+        "/api/ratings": {"get"},
+        "/api/users/{user_id}/ratings": {"get"},
         "/api/admin/tables": {"get", "post"},
         "/api/admin/tables/{table_id}": {"patch", "delete"},
         "/api/admin/settings": {"get", "patch"},
@@ -510,6 +514,10 @@ async def test_the_openapi_schema_lists_every_endpoint(server: Server) -> None:
         "/api/admin/players/{player_id}": {"get"},
         "/api/admin/players/{player_id}/ledger": {"get"},
         "/api/admin/players/{player_id}/suspend": {"post"},
+        "/api/admin/players/{player_id}/ratings": {"get"},
+        "/api/admin/players/{player_id}/ratings/{pool}/reset": {"post"},
+        "/api/admin/players/{player_id}/cooldown": {"get", "delete"},
+        "/api/queue": {"get", "post", "delete"},
     }
     for path, methods in expected.items():
         assert path in paths, path

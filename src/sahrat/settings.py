@@ -104,6 +104,46 @@ class Settings(BaseSettings):
         description="the bot level of a new table that names none (its option bot_level): "
         "the bots that fill its free seats and take over its leavers' seats",
     )
+    rating_provisional_sigma: float = Field(
+        default=6.0,
+        gt=0,
+        alias="SAHRAT_RATING_PROVISIONAL_SIGMA",
+        description="a rating is provisional (shown with a ?, off the leaderboard) while its "
+        "uncertainty sigma is above this (a new one is 8.33; about ten two-seat matches "
+        "bring it below 6)",
+    )
+    rated_cooldown_minutes: float = Field(
+        default=5.0,
+        ge=0,
+        alias="SAHRAT_RATED_COOLDOWN_MINUTES",
+        description="the cool-down from rated play of a first leave (leaving a rated match, "
+        "or its seat forfeited by the timer); each further leave multiplies it",
+    )
+    rated_cooldown_growth: float = Field(
+        default=3.0,
+        ge=1,
+        alias="SAHRAT_RATED_COOLDOWN_GROWTH",
+        description="how much each further leave multiplies the cool-down by",
+    )
+    rated_cooldown_max_minutes: float = Field(
+        default=1440.0,
+        ge=0,
+        alias="SAHRAT_RATED_COOLDOWN_MAX_MINUTES",
+        description="the longest cool-down one leave gives",
+    )
+    rated_cooldown_decay_hours: float = Field(
+        default=24.0,
+        ge=0,
+        alias="SAHRAT_RATED_COOLDOWN_DECAY_HOURS",
+        description="a player's leave score loses one every this many hours (0: never with time)",
+    )
+    rated_cooldown_forgive_matches: int = Field(
+        default=3,
+        ge=0,
+        alias="SAHRAT_RATED_COOLDOWN_FORGIVE_MATCHES",
+        description="rated matches played to the end that take one off a player's leave "
+        "score (0: never)",
+    )
     finished_table_seconds: float = Field(
         default=120.0,
         alias="SAHRAT_FINISHED_TABLE_SECONDS",
@@ -383,6 +423,27 @@ class Settings(BaseSettings):
         alias="SAHRAT_REPLAY_BUILDS",
         description="finished matches replayed through the engine at once for "
         "GET /api/matches/{id}/replay; more are answered 503 with Retry-After",
+    )
+    queue_wave_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        alias="SAHRAT_QUEUE_WAVE_SECONDS",
+        description="how often each process forms rated quick-play tables from the queue "
+        "(and once more right after a player queues there)",
+    )
+    queue_bot_wait_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        alias="SAHRAT_QUEUE_BOT_WAIT_SECONDS",
+        description="how long a player waits in the rated queue for people before the "
+        "seats nobody fits are given to bots",
+    )
+    queue_stale_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        alias="SAHRAT_QUEUE_STALE_SECONDS",
+        description="a queue entry whose client has not polled GET /api/queue for this "
+        "long is dropped (leaving the page cancels it)",
     )
     turn_seconds_override: float | None = Field(
         default=None,

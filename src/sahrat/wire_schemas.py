@@ -882,10 +882,17 @@ def _closed(
 
 
 RoundBreakModel = _closed(protocol.RoundBreak, "RoundBreak")
-TableSeatModel = _closed(protocol.TableSeat, "TableSeat")
+SeatRatingModel = _closed(protocol.SeatRating, "SeatRating")
+TableSeatModel = _closed(protocol.TableSeat, "TableSeat", {"rating": SeatRatingModel | None})
 ErrorInfoModel = _closed(protocol.ErrorInfo, "ErrorInfo")
 BreakInfoModel = _closed(protocol.BreakInfo, "BreakInfo", {"round_break": RoundBreakModel | None})
 ReactionModel = _closed(protocol.Reaction, "Reaction")
+RatingChangeModel = _closed(protocol.RatingChange, "RatingChange")
+RatingsInfoModel = _closed(
+    protocol.RatingsInfo,
+    "RatingsInfo",
+    {"changes": list[RatingChangeModel]},  # type: ignore[valid-type]
+)
 
 
 def _game_messages(game: str, view: Any, event: Any, action: Any, options: Any) -> Any:
@@ -923,6 +930,7 @@ def _game_messages(game: str, view: Any, event: Any, action: Any, options: Any) 
         "break": BreakInfoModel,
         "hint": hint,
         "reaction": ReactionModel,
+        "ratings": RatingsInfoModel,
         "error": ErrorInfoModel,
         "bye": ErrorInfoModel,
     }

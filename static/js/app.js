@@ -1,5 +1,6 @@
 // Entry point: loads the catalogues, draws the header and routes by the URL hash
-// (#/ lobby, #/t/<id> a table, #/m/<id> a finished match's replay).
+// (#/ lobby, #/t/<id> a table, #/m/<id> a finished match's replay, #/u/<id> a player's
+// profile: their ratings and each one's history, #/rules/<game> the rules of a game).
 // The lobby is all this file imports statically: a table's and a replay's modules
 // (and the game modules they bring) are fetched when one is opened.
 import { h, mount, $, toast } from "./dom.js";
@@ -7,12 +8,13 @@ import { loadCatalogues, t, getLang, setLang, onLangChange, errorText } from "./
 import { session, api, ensureUser, rememberTable } from "./api.js";
 import { showLobby } from "./lobby.js";
 import { avatar } from "./avatar.js";
+import { headerRating, onMine, refreshMine, showProfile } from "./rating.js";
 
 let screen = null;  // the current screen: {close(), rerender()}
 let routing = 0;  // counts routes: a module that arrives after the reader moved on is not shown
 
 // Each screen's module, fetched once, when first needed.
-const loaders = { table: () => import("./table.js"), replay: () => import("./replay.js") };
+const loaders = { table: () => import("./table.js"), replay: () => import("./replay.js"), rules: () => import("./rules.js") };
 const loading = {};
 const load = (name) => (loading[name] ||= loaders[name]().catch((error) => { delete loading[name]; throw error; }));
 
@@ -34,6 +36,7 @@ function header() {
     h("span.spacer"),
     user ? avatar(user.name, 24) : null,
     user ? h("span.me", { title: t("lobby.signed_in_as") }, user.name) : null,
+    user ? headerRating() : null,
     user ? h("button.link", {
       type: "button", id: "logout",
       onclick: async () => {
@@ -69,7 +72,17 @@ function route() {
   const ticket = ++routing;
   const invite = location.hash.match(/^#\/i\/([\w-]+)$/)?.[1];
   if (invite) { joinByInvite(invite); return; }
-  const [, kind, id] = location.hash.match(/^#\/(t|m)\/(\d+)/) || [];
+  refreshMine();  // the header's rating: drawn again when it comes (onMine)
+  // The rules of a game (#/rules/konkan, #/rules/conquian; #/rules: Konkan's).
+  const rules = location.hash.match(/^#\/rules(?:\/(konkan|conquian))?\/?$/);
+  if (rules) {
+    load("rules").then((module) => {
+      if (ticket === routing) screen = module.showRules(main, rules[1] || "konkan");
+    }, (error) => { if (ticket === routing) moduleFailed(error); });
+    return;
+  }
+  const [, kind, id] = location.hash.match(/^#\/(t|m|u)\/(\d+)/) || [];
+  if (kind === "u") { screen = showProfile(main, Number(id)); return; }
   if (kind === "t" || kind === "m") {
     mount(main, h("p.loading", "…"));
     load(kind === "t" ? "table" : "replay").then((module) => {
@@ -108,5 +121,6 @@ await loadCatalogues();
 // ask for the seat twice).
 window.addEventListener("hashchange", () => { if (location.hash !== routed) route(); });
 // A language switch redraws in place: a table keeps its socket and local choices.
+onMine(header);
 onLangChange(() => { header(); if (screen?.rerender) screen.rerender(); else route(); });
 route();

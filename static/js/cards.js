@@ -2,6 +2,7 @@
 // apostrophe for Konkan's second deck ("7H'"), "JK"/"JK'" for jokers.
 import { h } from "./dom.js";
 import { v } from "./view.js";
+import { t } from "./i18n.js";
 
 export const SUITS = ["S", "H", "D", "C"];
 const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -50,14 +51,21 @@ function makeCard(make, text, { small = false, selected = false, onclick, extra,
     ? [make("span.rank", "★"), make("span.suit", "JK")]
     : [make("span.rank", RANK_SHOWN[c.rank] || c.rank), make("span.suit", SUIT_SYMBOL[c.suit])];
   // A card inside another control (a table meld, a proposal) is a picture, not a button.
-  if (tag !== "button") return make(tag, { key, class: cls, dataset: { card: text }, role: "img", "aria-label": label(text) }, body, extra);
+  if (tag !== "button") return make(tag, { key, class: cls, dataset: { card: text }, role: "img", "aria-label": spoken(text) }, body, extra);
   return make("button", {
     key, class: cls, type: "button", dataset: { card: text }, onclick,
-    "aria-pressed": selected ? "true" : "false", "aria-label": label(text),
+    "aria-pressed": selected ? "true" : "false", "aria-label": spoken(text),
   }, body, extra);
 }
 
-/** Plain-text name of a card (logs, aria). */
+/** A card as a screen reader says it, in words: «9 بستوني», "9 of spades", "joker". */
+export function spoken(/** @type {string} */ text) {
+  const c = parse(text);
+  if (c.joker) return t("card.joker");
+  return t("card.spoken", { rank: t(`rank.${c.rank}`), suit: t(`suit.${c.suit}`) });
+}
+
+/** Plain-text name of a card, as it is drawn (logs, lines). */
 export function label(text) {
   const c = parse(text);
   if (c.joker) return "🃏";

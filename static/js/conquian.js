@@ -7,6 +7,7 @@
 import { v, vicon } from "./view.js";
 import { t } from "./i18n.js";
 import { cardV, conquianMeldOk, conquianSort, label } from "./cards.js";
+import { arrange, sortPreference, setSortPreference, dragToReorder, doubleTap, moveCard } from "./hand.js";
 import { fairnessOf, noteCommitment } from "./fairness.js";
 import { subject } from "./describe.js";
 import { hintLine, errorLine } from "./table/lines.js";
@@ -48,7 +49,53 @@ import { hintLine, errorLine } from "./table/lines.js";
  * @typedef {object} ConquianUi
  * @property {string[]} selected
  * @property {TakeEditor | null} [editor]
+ * @property {string[]} [order]  my hand in the order I keep it
+ * @property {string} [mode]  suit, rank or own (after a drag)
  */
+
+/**
+ * The takes of the face-up card that need one tap: the card added to one of my melds,
+ * or a new meld of it with two or three cards of my hand; each my whole arrangement
+ * after the take (a take sends it all). A card is kept to discard unless the take
+ * makes the eleven that win. Most cards laid first, at most `limit`.
+ * @param {ConquianView} vw @param {number} [limit]
+ * @returns {{ melds: string[][], laid: string[] }[]}
+ */
+export function takeProposals(vw, limit = 4) {
+  const card = vw.face_up;
+  if (!card || vw.viewer === null) return [];
+  const mine = vw.melds[vw.viewer] || [];
+  const hand = vw.hand || [];
+  const down = mine.flat().length;
+  /** @type {{ melds: string[][], laid: string[] }[]} */
+  const out = [];
+  const add = (/** @type {string[][]} */ melds, /** @type {string[]} */ laid) => {
+    const left = hand.length - (laid.length - 1);
+    if (left < 1 && down + laid.length !== 11) return;
+    out.push({ melds: melds.map(conquianSort), laid });
+  };
+  mine.forEach((m, i) => {
+    if (conquianMeldOk([...m, card])) add(mine.map((g, j) => (j === i ? [...g, card] : g)), [card]);
+  });
+  for (let a = 0; a < hand.length; a++) {
+    for (let b = a + 1; b < hand.length; b++) {
+      if (conquianMeldOk([card, hand[a], hand[b]])) add([...mine, [card, hand[a], hand[b]]], [card, hand[a], hand[b]]);
+      for (let c = b + 1; c < hand.length; c++) {
+        if (conquianMeldOk([card, hand[a], hand[b], hand[c]])) add([...mine, [card, hand[a], hand[b], hand[c]]], [card, hand[a], hand[b], hand[c]]);
+      }
+    }
+  }
+  return out.sort((x, y) => y.laid.length - x.laid.length).slice(0, limit);
+}
+
+// The hand row is the same element from one drawing to the next: its drag listeners are
+// added once, and each drop goes to the drawing's latest handler.
+/** @param {any} el @param {(card: string, target: string, after: boolean) => void} onDrop */
+function dragHere(el, onDrop) {
+  if (!el) return;
+  el.sahratDrop = onDrop;
+  if (!el.sahratDrag) { el.sahratDrag = true; dragToReorder(el, (...args) => el.sahratDrop(...args)); }
+}
 
 /** The middle of a Conquian table. */
 export function render(/** @type {TableCtrl} */ ctrl) {
@@ -67,6 +114,7 @@ export function render(/** @type {TableCtrl} */ ctrl) {
     vw.melds[seat].length ? vw.melds[seat].map((m) => v("div.table-meld", { key: m.join() }, m.map((c) => cardV(c, { small: true }))))
       : v("span.muted", t("conquian.no_melds")));
 
+  const takes = myTurn && !ui.editor && ["choose", "turned_up", "forced"].includes(vw.phase) ? takeProposals(vw) : [];
   const faceUp = v("section.piles",
     v("div.pile", { id: "stock" }, v("div.card.back", v("span.count", vw.stock_count)),
       v("span.pile-label", t("konkan.stock"), " · ", vw.stock_count)),
@@ -76,15 +124,29 @@ export function render(/** @type {TableCtrl} */ ctrl) {
     v("div.pile", v("div.card.back.dead", v("span.count", vw.dead_count)), v("span.pile-label", t("conquian.dead"), " · ", vw.dead_count)),
   );
 
-  const parts = [];
   const seats = me === null ? [0, 1] : [other, me];
-  parts.push(v("section.melds", { id: "table-melds" },
-    seats.map((s) => v("div.meld-group", { key: s }, v("span.owner", ctrl.nameOf(s)), meldsOf(s)))));
-  parts.push(faceUp);
-  if (me === null) { parts.push(v("p.muted", t("table.watching"))); return v("div.conquian", parts); }
+  const melds = v("section.melds", { id: "table-melds" },
+    seats.map((s) => v("div.meld-group", { key: s }, v("span.owner", ctrl.nameOf(s)), meldsOf(s))));
+  // The felt: the piles in its middle, the melds beside them, the one-tap takes over the melds.
+  const parts = [v("section.felt", { id: "felt" }, faceUp, v("div.felt-body", melds, takes.length ? takePanel(ctrl, ui, takes) : null))];
+  if (me === null) { parts.push(v("p.muted.spectator-note", t("table.watching"))); return v("div.conquian", parts); }
   if (ui.editor) parts.push(editor(ctrl, ui, ui.editor, vw));
   else parts.push(controls(ctrl, ui, vw, myTurn), handRow(ctrl, ui, hand, vw.phase === "discard" && myTurn));
   return v("div.conquian", parts);
+}
+
+/** The one-tap takes of the face-up card (takeProposals). */
+/** @param {TableCtrl} ctrl @param {ConquianUi} ui @param {{ melds: string[][], laid: string[] }[]} takes */
+function takePanel(ctrl, ui, takes) {
+  return v("div.proposals", { id: "take-proposals", role: "group", "aria-label": t("conquian.take_with") },
+    v("p", t("conquian.take_with")),
+    takes.map((p, i) => v("button.proposal", {
+      key: p.melds.map((m) => m.join()).join("|"), type: "button", dataset: { proposal: i },
+      onclick: async () => {
+        const reply = await ctrl.send({ type: "take", melds: p.melds });
+        if (reply.ok) { ui.selected = []; ctrl.redraw(); }
+      },
+    }, v("span.proposal-meld", conquianSort(p.laid).map((c) => cardV(c, { small: true, tag: "span" }))))));
 }
 
 /** @param {TableCtrl} ctrl @param {ConquianUi} ui @param {ConquianView} vw @param {boolean} myTurn */
@@ -113,22 +175,40 @@ function controls(ctrl, ui, vw, myTurn) {
     if (simple.has("refuse")) btn("refuse", t("conquian.refuse"), () => act({ type: "refuse" }));
     if (simple.has("pass")) btn("pass", t("conquian.pass"), () => act({ type: "pass" }));
   }
-  if (myTurn && ctrl.mayAskHint()) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctrl.askHint());
+  if (myTurn && ctrl.mayAskHint()) btn("ask-hint", [vicon("hint"), v("span.label", t("konkan.ask_hint"))], () => ctrl.askHint());
   return v("section.controls",
-    v("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, line),
-    v("div.row.actions", buttons),
-    myTurn ? hintLine(ctrl) : null,
-    errorLine(ctrl));
+    v("div.status",
+      v("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, line),
+      v("div.messages", myTurn ? hintLine(ctrl) : null, errorLine(ctrl))),
+    v("div.row.actions", buttons));
 }
 
 /** @param {TableCtrl} ctrl @param {ConquianUi} ui @param {string[]} hand @param {boolean} selectable */
 function handRow(ctrl, ui, hand, selectable) {
+  // My order: sorted by suit or rank (the choice shared with Konkan), or as I dragged it.
+  ui.mode ??= sortPreference();
+  ui.order = arrange(ui.order || [], hand, ui.mode).order;
+  const sortBy = (/** @type {string} */ mode) => { setSortPreference(mode); ui.mode = mode; ui.order = arrange([], hand, mode).order; ctrl.redraw(); };
+  const onDrop = (/** @type {string} */ card, /** @type {string} */ target, /** @type {boolean} */ after) => {
+    ui.order = moveCard(ui.order || [], card, target, after);
+    ui.mode = "own";
+    ctrl.redraw();
+  };
+  const pressed = (/** @type {string} */ mode) => (ui.mode === mode ? "true" : "false");
+  const discard = async (/** @type {string} */ card) => {
+    const reply = await ctrl.send({ type: "discard", card });
+    if (reply.ok) { ui.selected = []; ctrl.redraw(); }
+  };
   return v("section.hand-area",
-    v("div.row.hand-tools", v("span.muted", t("konkan.my_hand", { n: hand.length }))),
-    v("div.hand", { id: "hand" }, hand.map((c) => cardV(c, {
+    v("div.row.hand-tools", v("span.muted", t("konkan.my_hand", { n: hand.length })),
+      v("button", { type: "button", id: "sort-suit", "aria-pressed": pressed("suit"), onclick: () => sortBy("suit") }, t("hand.sort_suit")),
+      v("button", { type: "button", id: "sort-rank", "aria-pressed": pressed("rank"), onclick: () => sortBy("rank") }, t("hand.sort_rank"))),
+    v("div.hand", { id: "hand", ref: (/** @type {any} */ el) => dragHere(el, onDrop) }, ui.order.map((c) => cardV(c, {
       selected: ui.selected.includes(c),
-      onclick: () => {
+      onclick: (e) => {
         if (!selectable) return;
+        // A double tap discards the card at once.
+        if (doubleTap(c, e)) { discard(c); return; }
         ui.selected = ui.selected[0] === c ? [] : [c];
         ctrl.redraw();
       },

@@ -55,9 +55,14 @@ export function saveHand(tableId, round, data) {
 /**
  * Let the cards in `row` be dragged to a new place. `onDrop(card, target, after)`
  * gets the dragged card, the card it was dropped on and whether it goes after
- * it. A press that does not move is left to the card's click.
+ * it. A press that does not move is left to the card's click. `onOut(card, x, y,
+ * hover)`, when given, is asked first whether the point is a place outside the row
+ * the card goes to (the discard pile, a table meld): `hover` while it moves (to
+ * outline the place), then once at the drop, which it makes, returning true.
  */
-export function dragToReorder(row, onDrop) {
+/** @param {any} row  the hand row @param {(card: string, target: string, after: boolean) => void} onDrop
+ * @param {((card: string, x: number, y: number, hover: boolean) => boolean) | null} [onOut] */
+export function dragToReorder(row, onDrop, onOut = null) {
   let drag = null, draggedAt = 0;
   // The click that follows a drag is not a tap on the card.
   row.addEventListener("click", (e) => {
@@ -89,7 +94,8 @@ export function dragToReorder(row, onDrop) {
     }
     drag.el.style.translate = `${dx}px ${dy}px`;
     drag.target?.classList.remove("drop-target");
-    drag.target = cardAt(e.clientX, e.clientY);
+    const away = onOut ? onOut(drag.id, e.clientX, e.clientY, true) : false;
+    drag.target = away ? null : cardAt(e.clientX, e.clientY);
     drag.target?.classList.add("drop-target");
   });
   const end = (e) => {
@@ -101,7 +107,9 @@ export function dragToReorder(row, onDrop) {
     el.style.translate = "";
     target?.classList.remove("drop-target");
     draggedAt = Date.now();
-    if (e.type === "pointercancel" || !target) return;
+    if (e.type === "pointercancel") { onOut?.(id, -1, -1, true); return; }
+    if (onOut && onOut(id, e.clientX, e.clientY, false)) return;
+    if (!target) return;
     const r = target.getBoundingClientRect();
     const rtl = getComputedStyle(row).direction === "rtl";
     const after = (e.clientX > r.left + r.width / 2) !== rtl;
@@ -109,6 +117,74 @@ export function dragToReorder(row, onDrop) {
   };
   row.addEventListener("pointerup", end);
   row.addEventListener("pointercancel", end);
+}
+
+/** Whether the point is over `el` (or within `margin` pixels of it). */
+export function inside(el, x, y, margin = 0) {
+  const r = el.getBoundingClientRect();
+  return x >= r.left - margin && x <= r.right + margin && y >= r.top - margin && y <= r.bottom + margin;
+}
+
+/**
+ * The discard pile's card dragged with a finger or a mouse: `onDrop(x, y, hover)`
+ * outlines the place under it while it moves and, at the drop, returns true when
+ * that was a move. Added once to the pile's box (its card changes, the box stays);
+ * each call gives the drawing's latest handler. A press that does not move is the
+ * card's click.
+ */
+export function dragPileCard(box, onDrop) {
+  box.sahratPileDrop = onDrop;
+  if (box.sahratPileDrag) return;
+  box.sahratPileDrag = true;
+  let drag = null, draggedAt = 0;
+  box.addEventListener("click", (e) => {
+    if (Date.now() - draggedAt < 400) { e.stopPropagation(); e.preventDefault(); }
+  }, { capture: true });
+  box.addEventListener("pointerdown", (e) => {
+    const el = e.target.closest("[data-card]");
+    if (!el || e.button > 0) return;
+    drag = { el, x: e.clientX, y: e.clientY, pointer: e.pointerId, moving: false };
+  });
+  box.addEventListener("pointermove", (e) => {
+    if (!drag || e.pointerId !== drag.pointer) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (!drag.moving) {
+      if (Math.hypot(dx, dy) < 8) return;
+      drag.moving = true;
+      drag.el.setPointerCapture(e.pointerId);
+      drag.el.classList.add("dragging");
+    }
+    drag.el.style.translate = `${dx}px ${dy}px`;
+    box.sahratPileDrop(e.clientX, e.clientY, true);
+  });
+  const end = (e) => {
+    if (!drag || e.pointerId !== drag.pointer) return;
+    const { el, moving } = drag;
+    drag = null;
+    if (!moving) return;
+    el.classList.remove("dragging");
+    el.style.translate = "";
+    draggedAt = Date.now();
+    if (e.type === "pointercancel") box.sahratPileDrop(-1, -1, true);
+    else box.sahratPileDrop(e.clientX, e.clientY, false);
+  };
+  box.addEventListener("pointerup", end);
+  box.addEventListener("pointercancel", end);
+}
+
+// The last tap on a card of the hand: a second one on the same card soon after is a double tap.
+let lastTap = { card: "", at: 0 };
+
+/** Whether this click on `card` is the second of a double tap: the browser counts it so
+ * (`detail` 2; a phone may send no click for the first tap then), or it follows a tap on
+ * the same card closely. A click from the keyboard (detail 0: Enter, Space) never is:
+ * two presses pick and unpick the card. */
+export function doubleTap(card, event) {
+  const now = Date.now();
+  const pointer = !!event && event.detail > 0;
+  const second = pointer && (event.detail >= 2 || (lastTap.card === card && now - lastTap.at < 450));
+  lastTap = second || !pointer ? { card: "", at: 0 } : { card, at: now };
+  return second;
 }
 
 /** Put `card` just before or after `target` in `order`. */

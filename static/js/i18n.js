@@ -3,7 +3,20 @@
 // shown is fetched; the other one when the reader switches to it.
 
 const catalogues = {};
-let lang = localStorage.getItem("sahrat.lang") === "en" ? "en" : "ar";
+const LANGS = ["ar", "en"];
+
+/** The language a reader who never chose sees: the first of the browser's languages
+ * (navigator.languages, in the reader's order) that the page has, Arabic if none. */
+export function browserLang(/** @type {readonly string[]} */ preferred = navigator.languages || [navigator.language]) {
+  for (const tag of preferred || []) {
+    const base = String(tag).toLowerCase().split("-")[0];
+    if (LANGS.includes(base)) return base;
+  }
+  return "ar";
+}
+
+const chosen = localStorage.getItem("sahrat.lang");
+let lang = chosen && LANGS.includes(chosen) ? chosen : browserLang();
 const listeners = [];
 const fetching = {};
 

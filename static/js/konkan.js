@@ -6,11 +6,12 @@
 // (GameModule in table/ctrl.js). Its views are vnodes (view.js's `v`), patched in place.
 import { v, vicon } from "./view.js";
 import { t } from "./i18n.js";
-import { cardV, konkanMeld, parse, label, sortBySuit } from "./cards.js";
-import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, moveCard, isJoker } from "./hand.js";
-import { discardProposals, meldGroups, fittingMelds } from "./melds.js";
+import { cardV, konkanMeld, parse, label, spoken, sortBySuit } from "./cards.js";
+import { toast } from "./dom.js";
+import { arrange, loadHand, saveHand, sortPreference, setSortPreference, dragToReorder, dragPileCard, doubleTap, inside, moveCard, isJoker } from "./hand.js";
+import { discardProposals, meldGroups, fittingMelds, bestLayDown } from "./melds.js";
 import { fairnessOf, noteCommitment } from "./fairness.js";
-import { subject } from "./describe.js";
+import { subject, meldWords } from "./describe.js";
 import { hintLine, errorLine } from "./table/lines.js";
 
 /** @typedef {import("./table/ctrl.js").TableCtrl} TableCtrl */
@@ -72,6 +73,7 @@ import { hintLine, errorLine } from "./table/lines.js";
  * @property {string | null} handSig  the hand last arranged
  * @property {string[]} fresh  the cards that just arrived
  * @property {boolean} proposing  the ways to take the discard are shown
+ * @property {boolean} [arranging]  "arrange my melds" waits for the server's suggestion
  * @property {{ melds: Record<number, string>, top: string | null }} [seen]  what the last drawing showed
  */
 
@@ -125,11 +127,35 @@ export function openingTarget(/** @type {KonkanView} */ vw) {
 
 // The hand row is the same element from one drawing to the next: its drag listeners are
 // added once, and each drop goes to the drawing's latest handler.
-/** @param {any} el  the hand row (with the listeners added once) @param {(card: string, target: string, after: boolean) => void} onDrop */
-function dragHere(el, onDrop) {
+/**
+ * @param {any} el  the hand row (with the listeners added once)
+ * @param {(card: string, target: string, after: boolean) => void} onDrop  a card dropped on another
+ * @param {(card: string, x: number, y: number, hover: boolean) => boolean} onOut  a card over (hover) or dropped on the table: true when that is a move
+ */
+function dragHere(el, onDrop, onOut) {
   if (!el) return;
   el.sahratDrop = onDrop;
-  if (!el.sahratDrag) { el.sahratDrag = true; dragToReorder(el, (...args) => el.sahratDrop(...args)); }
+  el.sahratOut = onOut;
+  if (!el.sahratDrag) {
+    el.sahratDrag = true;
+    dragToReorder(el, (...args) => el.sahratDrop(...args), (...args) => el.sahratOut(...args));
+  }
+}
+
+/** Where a card dragged out of the hand would go: the discard pile, a table meld, or nowhere. */
+function dropZone(/** @type {number} */ x, /** @type {number} */ y) {
+  const pile = document.querySelector("#discard-pile");
+  if (pile && inside(pile, x, y, 12)) return { pile: /** @type {HTMLElement} */ (pile), meld: null };
+  for (const el of document.querySelectorAll("#table-melds .table-meld[data-meld]")) {
+    if (inside(el, x, y, 0)) return { pile: null, meld: /** @type {HTMLElement} */ (el) };
+  }
+  return null;
+}
+
+/** The drop zone under a dragged card, outlined (one at a time). */
+function markZone(/** @type {Element | null} */ el) {
+  for (const old of document.querySelectorAll(".drop-zone")) if (old !== el) old.classList.remove("drop-zone");
+  el?.classList.add("drop-zone");
 }
 
 const HINTS_KEY = "sahrat.hints";
@@ -152,6 +178,8 @@ export function render(/** @type {TableCtrl} */ ctrl) {
     if (i >= 0) mine.selected.splice(i, 1); else mine.selected.push(card);
     ctrl.redraw();
   };
+  // A card of my hand discarded in one gesture (a double tap, or dropped on the pile).
+  const canDiscard = (/** @type {string} */ card) => myTurn && vw.phase === "play" && (vw.hand || []).includes(card);
 
   /** @param {Action} action @param {() => void} [after] what else a move that went through clears */
   const act = async (action, after) => {
@@ -180,6 +208,13 @@ export function render(/** @type {TableCtrl} */ ctrl) {
     ctrl.redraw();
   };
 
+  // "Arrange my melds": the server's searching bot is asked (at a free table); its
+  // lay-down is staged when it answers with one, else the page's own search's.
+  if (ui?.arranging && ctrl.hint) {
+    ui.arranging = false;
+    stageBest(ctrl, ui, vw, ctrl.hint, false);
+  }
+
   // What changed since the last drawing (a new or longer meld, a new discard) moves in.
   const seen = (ctrl.ui.seen ??= { melds: {}, top: null });
   const changed = new Set(vw.melds.filter((m) => seen.melds[m.id] !== m.cards.join()).map((m) => m.id));
@@ -189,14 +224,16 @@ export function render(/** @type {TableCtrl} */ ctrl) {
 
   // With hints on, the table melds the one selected card would fit are outlined.
   const fits = new Set(ui && hintsOn() && ui.selected.length === 1 ? fittingMelds(ui.selected[0], vw.melds, aceValue) : []);
+  // The melds the hint names (a lay-off on one, a joker swap) are outlined like its cards.
+  const pointed = new Set(ctrl.hint ? [ctrl.hint.meld, ...(ctrl.hint.lay_offs || []).map((/** @type {any} */ l) => l.meld)] : []);
   const melds = v("section.melds", { id: "table-melds" },
     v("h3", t("konkan.table_melds")),
     vw.melds.length ? groupByOwner(vw.melds, ctrl.nameOf, (m) => v("button", {
-      key: m.id, type: "button", class: `table-meld${fits.has(m.id) ? " fits" : ""}${changed.has(m.id) ? " changed" : ""}`, dataset: { meld: m.id },
+      key: m.id, type: "button", class: `table-meld${fits.has(m.id) ? " fits" : ""}${changed.has(m.id) ? " changed" : ""}${pointed.has(m.id) ? " suggested" : ""}`, dataset: { meld: m.id },
       onclick: () => tapMeld(m),
-      "aria-label": t("konkan.meld_of", { ...subject(ctrl.nameOf, m.owner), cards: m.cards.map(label).join(" ") }),
+      "aria-label": t("konkan.meld_of", { ...subject(ctrl.nameOf, m.owner), cards: m.cards.map(spoken).join("، ") }),
     }, m.cards.map((c) => cardV(c, { small: true, tag: "span" })),
-    m.joker_for.length ? v("span.joker-for", "★=", m.joker_for.map(label).join("/")) : null))
+    m.joker_for.length ? v("span.joker-for", t("konkan.joker_for", { cards: m.joker_for.map(label).join("/") })) : null))
       : v("p.muted", t("konkan.no_melds")));
 
   const discardSelected = vw.discard_top !== null && ui?.selected.includes(vw.discard_top);
@@ -210,6 +247,17 @@ export function render(/** @type {TableCtrl} */ ctrl) {
     mine.proposing = true;
     ctrl.redraw();
   };
+  // The pile's card dragged onto my hand: the lay-downs that would use it.
+  const pileDrop = (/** @type {number} */ x, /** @type {number} */ y, /** @type {boolean} */ hover) => {
+    const hand = document.querySelector("#hand");
+    const over = !!hand && !!canTake && inside(hand, x, y, 16);
+    if (hover) { markZone(over ? hand : null); return over; }
+    markZone(null);
+    if (!over) return false;
+    mine.proposing = true;
+    ctrl.redraw();
+    return true;
+  };
   const piles = v("section.piles",
     v("div.pile", { id: "stock" },
       v("button", {
@@ -217,19 +265,74 @@ export function render(/** @type {TableCtrl} */ ctrl) {
         onclick: () => act({ type: "draw" }), "aria-label": t("konkan.draw"),
       }, v("span.count", v("bdi", vw.stock_count))),
       v("span.pile-label", t("konkan.stock"), " · ", v("bdi", vw.stock_count))),
-    v("div.pile", { id: "discard-pile" },
+    v("div.pile", { id: "discard-pile", ref: (/** @type {any} */ el) => { if (el && ui) dragPileCard(el, pileDrop); } },
       vw.discard_top
         ? cardV(vw.discard_top, { selected: discardSelected, onclick: tapDiscard, extraClass: `${canTake ? "takeable" : ""}${topChanged ? " changed" : ""}` })
         : v("div.card.empty", "—"),
       v("span.pile-label", t("konkan.discard_pile"), " · ", v("bdi", vw.discard_count))),
-    ui?.proposing ? proposalsPanel(ctrl, ui, vw, act) : null,
   );
 
-  const parts = [melds, piles];
-  // The dock: the buttons and the hand, kept at the bottom of a phone's screen.
-  if (ui) parts.push(staging(ctrl, ui, vw), v("div.dock", controls(ctrl, ui, vw, myTurn, simple, act), handRow(ctrl, ui, vw, toggle)));
-  else parts.push(v("p.muted.spectator-note", t("table.watching")));
+  // The felt: the piles in its middle, the table melds around them (scrolling in their
+  // own box), the ways to take the discard over the melds, never over the piles.
+  const felt = v("section.felt", { id: "felt" }, piles,
+    v("div.felt-body", melds, ui?.proposing ? proposalsPanel(ctrl, ui, vw, act) : null));
+  const parts = [felt];
+  // The dock: the buttons and the hand, at the bottom of the screen.
+  if (ui) {
+    const tap = (/** @type {string} */ card, /** @type {MouseEvent} */ e) => {
+      if (doubleTap(card, e) && canDiscard(card)) { act({ type: "discard", card }); return; }
+      toggle(card);
+    };
+    const out = (/** @type {string} */ card, /** @type {number} */ x, /** @type {number} */ y, /** @type {boolean} */ hover) => {
+      const zone = dropZone(x, y);
+      const usable = zone?.pile ? canDiscard(card) : !!zone?.meld && myTurn;
+      if (hover) { markZone(usable ? zone?.pile || zone?.meld || null : null); return usable; }
+      markZone(null);
+      if (!usable || !zone) return false;
+      if (zone.pile) { act({ type: "discard", card }); return true; }
+      const meld = vw.melds.find((m) => String(m.id) === zone.meld?.dataset.meld);
+      if (!meld) return false;
+      ui.selected = [card];
+      tapMeld(meld);
+      return true;
+    };
+    parts.push(staging(ctrl, ui, vw), v("div.dock", controls(ctrl, ui, vw, myTurn, simple, act), handRow(ctrl, ui, vw, tap, out)));
+  } else parts.push(v("p.muted.spectator-note", t("table.watching")));
   return v("div.konkan", parts);
+}
+
+/** "Arrange my melds": the best lay-down staged (the server's suggestion when it is one), to confirm. */
+/** @param {TableCtrl} ctrl @param {KonkanUi} ui @param {KonkanView} vw @param {Action | null} hint @param {boolean} [redraw]  false while drawing */
+function stageBest(ctrl, ui, vw, hint, redraw = true) {
+  const me = mySeat(ctrl);
+  /** @type {{ [field: string]: any, melds?: string[][], lay_offs?: { meld: number, cards: string[] }[] } | null} */
+  let best = null;
+  if (hint && (hint.type === "lay_down" || hint.type === "take_discard") && (hint.melds?.length || hint.lay_offs?.length)) best = hint;
+  else if (vw.phase === "draw") best = discardProposals(vw, me, openingTarget(vw), 1)[0]?.action || null;
+  else best = bestLayDown(vw.hand || [], vw, me, openingTarget(vw));
+  if (best) {
+    ui.staged = (best.melds || []).map((m) => [...m]);
+    ui.offs = (best.lay_offs || []).map((o) => ({ meld: o.meld, cards: [...o.cards] }));
+    ui.selected = [];
+  } else toast(t("konkan.nothing_to_arrange"), "info", 3000);
+  if (redraw) ctrl.redraw();
+}
+
+/** @param {TableCtrl} ctrl @param {KonkanUi} ui @param {KonkanView} vw */
+function arrangeMelds(ctrl, ui, vw) {
+  // The server answers one hint every two seconds: sooner, the page's own search.
+  if (!ctrl.mayAskHint() || Date.now() - (ctrl.hintAskedAt || 0) < 2100) { stageBest(ctrl, ui, vw, null); return; }
+  ui.arranging = true;
+  ctrl.hint = null;
+  ctrl.askHint();
+  ctrl.redraw();
+  // No answer (refused: one hint every two seconds): the page's own search.
+  setTimeout(() => {
+    if (!ui.arranging) return;
+    ui.arranging = false;
+    const now = /** @type {KonkanView} */ (ctrl.view);
+    if (now.turn === ctrl.seat) stageBest(ctrl, ui, now, null); else ctrl.redraw();
+  }, 2500);
 }
 
 /** @param {TableCtrl} ctrl @param {KonkanUi} ui @param {KonkanView} vw @param {Act} act */
@@ -243,7 +346,7 @@ function proposalsPanel(ctrl, ui, vw, act) {
       onclick: () => act(p.action, () => { ui.staged = []; ui.offs = []; }),
     }, p.cards
       ? [p.cards.map((m) => v("span.proposal-meld", (m.some(isJoker) ? m : sortBySuit(m)).map((c) => cardV(c, { small: true, tag: "span" })))), " ", v("bdi.value", `= ${p.total}`)]
-      : [cardV(top, { small: true, tag: "span" }), " ", t("konkan.lay_off_on", { n: p.meld })])),
+      : [cardV(top, { small: true, tag: "span" }), " ", t("konkan.lay_off_on", { meld: meldWords(p.meld, ctrl.nameOf) })])),
     v("button.link", { type: "button", id: "pick-by-hand", onclick: () => { ui.proposing = false; ui.selected.push(top); ctrl.redraw(); } }, t("konkan.pick_by_hand")));
 }
 
@@ -276,7 +379,7 @@ function staging(ctrl, ui, vw) {
       infos[i].ok ? v("bdi.value", `= ${infos[i].value}`) : v("span.bad", t(`why.${infos[i].why}`)),
       v("button.link", { type: "button", onclick: () => { ui.staged.splice(i, 1); ctrl.redraw(); }, "aria-label": t("konkan.unstage") }, "✕"))),
     ui.offs.map((o, i) => v("div.staged.off", { key: `${o.meld}:${o.cards.join()}` },
-      t("konkan.lay_off_on", { n: o.meld }), " ", o.cards.map((c) => cardV(c, { small: true, tag: "span" })),
+      t("konkan.lay_off_on", { meld: meldWords(o.meld, ctrl.nameOf) }), " ", o.cards.map((c) => cardV(c, { small: true, tag: "span" })),
       v("button.link", { type: "button", onclick: () => { ui.offs.splice(i, 1); ctrl.redraw(); }, "aria-label": t("konkan.unstage") }, "✕"))),
     opened ? null : v("p", { id: "opening-total", class: total >= target ? "ok" : "short" },
       t("konkan.opening_total_of"), " ", v("bdi", total), " / ", v("bdi", target), " ", total >= target ? "✓" : "✗"));
@@ -287,12 +390,14 @@ function controls(ctrl, ui, vw, myTurn, simple, act) {
   const selected = ui.selected;
   const onlyHand = selected.filter((c) => c !== vw.discard_top || (vw.hand || []).includes(c));
   const buttons = [];
+  // A long label has a short one for a phone's bar (its start, so the name read out
+  // begins with the words shown); the whole label is still read out there.
   const btn = (id, text, onclick, opts = {}) => buttons.push(v(`button${opts.primary ? ".primary" : ""}`, {
     type: "button", id, onclick, disabled: opts.disabled, title: opts.why, "aria-describedby": opts.why ? "refused-why" : null,
-  }, text));
+  }, opts.short ? [v("span.short", { "aria-hidden": "true" }, opts.short), v("span.label", text)] : text));
   let why = "";  // the reason a move is known to be refused, shown beside the buttons
 
-  btn("make-meld", t("konkan.make_meld"), () => { ui.staged.push([...selected]); ui.selected = []; ctrl.redraw(); }, { disabled: selected.length < 3 });
+  btn("make-meld", t("konkan.make_meld"), () => { ui.staged.push([...selected]); ui.selected = []; ctrl.redraw(); }, { disabled: selected.length < 3, short: t("konkan.make_meld_short") });
   const me = mySeat(ctrl);
   const check = openingCheck(ui, vw, me);
   const layable = ui.staged.length || ui.offs.length;
@@ -300,14 +405,14 @@ function controls(ctrl, ui, vw, myTurn, simple, act) {
   else if (ui.staged.length && !check.enough) why = t("konkan.why_below", { total: check.total, target: check.target });
   else if (!ui.staged.length && ui.offs.length && !vw.opened[me]) why = t("err.not_opened");
   if (myTurn && vw.phase === "draw") {
-    btn("draw", t("konkan.draw"), () => act({ type: "draw" }), { primary: true, disabled: !simple.has("draw") });
+    btn("draw", t("konkan.draw"), () => act({ type: "draw" }), { primary: true, disabled: !simple.has("draw"), short: t("konkan.draw_short") });
     const committed = vw.committed[me];
     btn("take-discard", t("konkan.take_discard"), () => {
       const action = { type: "take_discard" };
       if (ui.staged.length) action.melds = ui.staged;
       if (ui.offs.length) action.lay_offs = ui.offs;
       act(action, () => { ui.staged = []; ui.offs = []; });
-    }, { disabled: !vw.discard_top || (!committed && (!layable || !!why)), why: layable ? why : "" });
+    }, { disabled: !vw.discard_top || (!committed && (!layable || !!why)), why: layable ? why : "", short: t("konkan.take_discard_short") });
   }
   if (myTurn && vw.phase === "play") {
     btn("lay-down", t("konkan.lay_down"), () => {
@@ -321,23 +426,32 @@ function controls(ctrl, ui, vw, myTurn, simple, act) {
   if (myTurn && simple.has("commit")) btn("commit", t("konkan.commit"), () => ctrl.confirm(t("konkan.commit_confirm"), () => act({ type: "commit" })));
   if (myTurn && simple.has("claim_redeal")) btn("redeal", t("konkan.claim_redeal"), () => act({ type: "claim_redeal" }));
   if (myTurn && simple.has("end_turn")) btn("end-turn", t("konkan.end_turn"), () => act({ type: "end_turn" }));
-  if (myTurn && ctrl.mayAskHint()) btn("ask-hint", [vicon("hint"), t("konkan.ask_hint")], () => ctrl.askHint());
+  if (myTurn) btn("arrange", t("konkan.arrange"), () => arrangeMelds(ctrl, ui, vw), { disabled: !!ui.arranging });
+  if (myTurn && ctrl.mayAskHint()) btn("ask-hint", [vicon("hint"), v("span.label", t("konkan.ask_hint"))], () => ctrl.askHint());
   if (ui.staged.length || ui.offs.length || selected.length) {
     btn("clear", t("konkan.clear"), () => { ui.staged = []; ui.offs = []; ui.selected = []; ctrl.redraw(); });
   }
   const turnText = vw.match_over ? t("table.match_over")
     : myTurn ? t(vw.phase === "draw" ? "konkan.your_turn_draw" : "konkan.your_turn_play")
       : t("table.their_turn", { who: ctrl.nameOf(vw.turn) });
+  // What to do now, and the lines about it (the hint, why a move is refused, the last
+  // refusal): on a phone those float over the seat above the bar, which keeps its height.
   return v("section.controls",
-    v("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, turnText),
-    v("div.row.actions", buttons),
-    myTurn ? hintLine(ctrl) : null,
-    myTurn && why ? v("p.why", { id: "refused-why" }, why) : null,
-    errorLine(ctrl));
+    v("div.status",
+      v("p.turn-line", { id: "turn-line", class: myTurn ? "mine" : "" }, turnText),
+      v("div.messages",
+        myTurn ? hintLine(ctrl) : null,
+        myTurn && why ? v("p.why", { id: "refused-why" }, why) : null,
+        errorLine(ctrl))),
+    v("div.row.actions", buttons));
 }
 
-/** @param {TableCtrl} ctrl @param {KonkanUi} ui @param {KonkanView} vw @param {(card: string) => void} toggle */
-function handRow(ctrl, ui, vw, toggle) {
+/**
+ * @param {TableCtrl} ctrl @param {KonkanUi} ui @param {KonkanView} vw
+ * @param {(card: string, e: MouseEvent) => void} tap  a tap on a card of the hand
+ * @param {(card: string, x: number, y: number, hover: boolean) => boolean} out  a card dragged out of the hand
+ */
+function handRow(ctrl, ui, vw, tap, out) {
   const staged = stagedCards(ui);
   const cards = ui.order.filter((c) => !staged.has(c));
   const hints = hintsOn();
@@ -366,8 +480,8 @@ function handRow(ctrl, ui, vw, toggle) {
     ui.mode = "own";
     ctrl.redraw();
   };
-  const row = v("div.hand", { id: "hand", class: cards.length > 11 ? "fan" : "", ref: (el) => dragHere(el, onDrop) }, cards.map((c) => cardV(c, {
-    selected: ui.selected.includes(c), onclick: () => toggle(c),
+  const row = v("div.hand", { id: "hand", class: cards.length > 11 ? "fan" : "", ref: (el) => dragHere(el, onDrop, out) }, cards.map((c) => cardV(c, {
+    selected: ui.selected.includes(c), onclick: (e) => tap(c, e),
     extraClass: [ui.fresh.includes(c) ? "fresh" : "", group.has(c) ? `hint hint-${group.get(c)}` : "", suggested.has(c) ? "suggested" : ""].join(" "),
   })));
   const pressed = (mode) => (ui.mode === mode ? "true" : "false");

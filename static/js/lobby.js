@@ -1,12 +1,14 @@
 // The lobby: sign in (guest in one click, or an account), my name (with a generated
 // face, and a rename), the table list with filters, creating a table with its options,
 // joining by seat or invite code, watching, my match history (place and points, each a
-// link to its replay), and the leaderboard by coins or by wins (hidden on 404).
+// link to its replay), my ratings (each pool's, a link to my profile), and the
+// leaderboard by coins, by wins or by rating in a pool (hidden on 404).
 import { h, mount, toast, oneAtATime } from "./dom.js";
 import { t, errorText, getLang } from "./i18n.js";
 import { api, session, ensureUser, rememberTable, myTables } from "./api.js";
 import { createForm } from "./options.js";
-import { quickPlayBox } from "./quickplay.js";
+import { quickPlayBox, leaveLobby } from "./quickplay.js";
+import { POOLS, ratingBadge, ratingBoard, noteMe, myRatings } from "./rating.js";
 import { avatar } from "./avatar.js";
 import { icon } from "./icons.js";
 
@@ -17,7 +19,9 @@ const filters = { game: "", status: "", money: "", free_seat: false };
 function phrase(key, values) {
   return t(key).split(/\{(\w+)\}/).map((part, i) => (i % 2 ? h("bdi", String(values[part] ?? "")) : part));
 }
-let boardBy = "coins";  // the leaderboard tab shown: "coins" or "wins"
+let boardBy = "coins";  // the leaderboard tab shown: "coins", "wins" or "rating"
+let boardPool = "konkan51";  // the rating tab's pool
+const BOARDS = ["coins", "wins", "rating"];
 let boardLoads = 0;  // how many leaderboard loads have started: the newest one draws
 const PAGE = 50; // tables a page of GET /api/tables brings (the server's default page)
 
@@ -75,7 +79,14 @@ export function showLobby(main, { onUser }) {
     return h("section.card-box.welcome",
       h("h2", t("lobby.welcome")),
       h("p", t("lobby.intro")),
-      h("button.primary.big", {
+      // A first visit has one "play now" (the quick-play box above) and how to play;
+      // a guest who would rather look around first signs in with the quieter button.
+      h("section.howto", { id: "howto", "aria-labelledby": "howto-title" },
+        h("h3", { id: "howto-title" }, t("howto.title")),
+        h("ol", h("li", t("howto.step1")), h("li", t("howto.step2")), h("li", t("howto.step3"))),
+        h("p", h("a", { href: "#/rules/konkan", id: "howto-rules" }, t("howto.rules")), " · ",
+          h("a", { href: "#/rules/conquian" }, t("rules.title", { game: t("game.conquian") })))),
+      h("button", {
         type: "button", id: "guest",
         onclick: oneAtATime(busy, async () => {
           try { await signedIn(await api("POST", "/api/guests")); }
@@ -128,6 +139,7 @@ export function showLobby(main, { onUser }) {
           h("strong", t(`game.${tb.game}`)), " ",
           h("span.muted", `#${tb.id}`),
           h("span.badge", tb.coin_table ? t("lobby.coins_stake", { stake: tb.options.stake }) : t("lobby.free")),
+          tb.rated ? h("span.badge.rated", t("rating.rated_badge")) : null,
           h(`span.badge.status-${tb.status}`, t(`status.${tb.status}`)),
         ),
         h("div.table-meta",
@@ -140,7 +152,7 @@ export function showLobby(main, { onUser }) {
         h("div.seat-names", tb.seats.map((s) => h("span.seat-name", s.name || (s.bot ? [icon("bot"), t("table.bot_name", { n: s.seat + 1 })] : t("table.empty_seat"))))),
         h("div.row",
           mine ? h("button.primary", { type: "button", onclick: () => { location.hash = `#/t/${tb.id}`; } }, t("lobby.open"))
-            : free && tb.status === "waiting" ? h("button.primary.join", { type: "button", onclick: () => join(tb) }, t("lobby.join")) : null,
+            : free && tb.status === "waiting" && !tb.rated ? h("button.primary.join", { type: "button", onclick: () => join(tb) }, t("lobby.join")) : null,
           mine ? null : h("button.watch", {
             type: "button",
             onclick: async () => { await ensureUser(); location.hash = `#/t/${tb.id}`; },
@@ -282,11 +294,21 @@ export function showLobby(main, { onUser }) {
           h("h2", { id: "me-name" }, h("bdi", user.name)),
           user.guest ? h("p.muted.me-note", t("me.guest_note")) : null,
           balance !== null ? h("p", { id: "balance" }, phrase("coins.balance", { coins: balance })) : null)),
+      myRatingsLine(user.id),
       h("details.rename", { id: "rename" },
         h("summary", t("me.rename")),
         form,
         h("p.muted.rename-rules", { id: "rename-rules" }, t("me.name_rules"))));
     meCard.hidden = false;
+  }
+
+  // My rating in each pool I have played, and the way to my profile (its charts).
+  function myRatingsLine(/** @type {number} */ id) {
+    const ratings = myRatings()?.ratings || {};
+    const played = POOLS.filter((pool) => ratings[pool]?.games > 0);
+    return h("p.my-ratings", { id: "my-ratings" },
+      played.map((pool) => h("span.pool-rating", t(`rating.pool.${pool}`), " ", ratingBadge(h, ratings[pool].rating, ratings[pool].provisional))),
+      h("a", { href: `#/u/${id}`, id: "my-profile" }, t("profile.open")));
   }
 
   function boardTabs() {
@@ -297,11 +319,30 @@ export function showLobby(main, { onUser }) {
       onkeydown: (event) => {
         if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) return;
         event.preventDefault();
-        boardBy = boardBy === "coins" ? "wins" : "coins";
+        // Arrows move along the tabs as they are laid out: right to left in Arabic.
+        const forward = (event.key === "ArrowLeft") === (document.documentElement.dir === "rtl");
+        const at = BOARDS.indexOf(boardBy);
+        boardBy = event.key === "Home" ? BOARDS[0] : event.key === "End" ? BOARDS[BOARDS.length - 1]
+          : BOARDS[(at + (forward ? 1 : BOARDS.length - 1)) % BOARDS.length];
         loadCoins().then(() => coins.querySelector(`#board-${boardBy}`)?.focus());
       },
     }, t(`board.by_${by}`));
-    return h("div.tabs", { role: "tablist", "aria-label": t("board.title") }, tab("coins"), tab("wins"));
+    return h("div.tabs", { role: "tablist", "aria-label": t("board.title") }, BOARDS.map(tab));
+  }
+
+  // The rating board's pool: one of three, chosen with a select (a phone has no room for tabs in tabs).
+  function poolChooser() {
+    return h("label.pool-choice", t("rating.pool_label"), h("select", {
+      id: "board-pool",
+      onchange: (/** @type {Event} */ event) => { boardPool = /** @type {HTMLSelectElement} */ (event.target).value; loadCoins(); },
+    }, POOLS.map((pool) => h("option", { value: pool, selected: pool === boardPool ? true : undefined }, t(`rating.pool.${pool}`)))));
+  }
+
+  // A leaderboard row's value: coins, wins, or a settled rating with its games.
+  function boardValue(/** @type {string} */ by, /** @type {any} */ row) {
+    if (by === "coins") return phrase("board.coins_n", { n: row.coins });
+    if (by === "wins") return phrase("board.wins_n", { n: row.wins });
+    return [ratingBadge(h, row.rating, false), " ", h("span.muted.games", phrase("rating.games_n", { n: row.games }))];
   }
 
   // The leaderboard, by coins or by wins (tabs), and my balance; hidden without coins.
@@ -312,12 +353,20 @@ export function showLobby(main, { onUser }) {
     const load = ++boardLoads;
     try {
       const by = boardBy;
+      const pool = boardPool;
+      /** @type {string | null} */
+      let boardError = null;
       const [me, board] = await Promise.all([
         session.token ? api("GET", "/api/me") : null,
-        api("GET", `/api/leaderboard?by=${by}&limit=10`),
+        by === "rating"
+          ? ratingBoard(pool).catch((error) => { boardError = errorText(error.detail); return []; })
+          : api("GET", `/api/leaderboard?by=${by}&limit=10`),
       ]);
       if (load !== boardLoads) return;
       if (me) {
+        const rated = JSON.stringify(myRatings()?.ratings || null);
+        noteMe(me);
+        if (JSON.stringify(myRatings()?.ratings || null) !== rated) drawMe();
         const kept = session.user;
         const renamed = kept && kept.name !== me.name;  // elsewhere: this page learns it now
         if (renamed) { session.save({ token: session.token, user: { ...kept, name: me.name } }); onUser(); }
@@ -328,16 +377,16 @@ export function showLobby(main, { onUser }) {
         h("h2", t("board.title")),
         boardTabs(),
         h("div.board-panel", { id: "leaderboard-panel", role: "tabpanel", "aria-labelledby": `board-${by}` },
+          by === "rating" ? poolChooser() : null,
           board?.length
-            ? h("ol.leaderboard", { id: "leaderboard", dataset: { by } }, board.map((row, i) => h("li.leader-row", {
+            ? h("ol.leaderboard", { id: "leaderboard", dataset: { by, pool: by === "rating" ? pool : undefined } }, board.map((row, i) => h("li.leader-row", {
               class: row.user_id === mine ? "me" : "", dataset: { user: row.user_id },
             },
-            h("span.rank", h("bdi", i + 1)),
+            h("span.rank", h("bdi", row.rank ?? i + 1)),
             avatar(row.name, 28),
-            h("bdi.leader-name", row.name),
-            h("span.leader-value", by === "coins"
-              ? phrase("board.coins_n", { n: row.coins }) : phrase("board.wins_n", { n: row.wins })))))
-            : h("p.muted", t("board.empty"))),
+            h("a.leader-name", { href: `#/u/${row.user_id}` }, h("bdi", row.name)),
+            h("span.leader-value", boardValue(by, row)))))
+            : h("p.muted", boardError || t(by === "rating" ? "rating.board_empty" : "board.empty"))),
       );
       coins.hidden = false;
     } catch { if (load === boardLoads) coins.hidden = true; }
@@ -384,5 +433,5 @@ export function showLobby(main, { onUser }) {
 
   draw();
   timer = setInterval(refresh, 5000);
-  return { close: () => clearInterval(timer), rerender: draw };
+  return { close: () => { clearInterval(timer); leaveLobby(); }, rerender: draw };
 }

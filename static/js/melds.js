@@ -77,10 +77,21 @@ function search(list, need, left, start, picked, used) {
   return null;
 }
 
-/** The ids of the table melds `card` could be laid off on. */
+/** A table meld with each joker replaced by the card it stands for: a joker keeps its place. */
+function withStandIns(meld) {
+  const stand = [...(meld.joker_for || [])];
+  return meld.cards.map((c) => (parse(c).joker && stand.length ? stand.shift() : c));
+}
+
+/** The ids of the table melds `card` could be laid off on. A joker keeps the place it
+ * stands for (the card it stands for is a swap, not a lay-off: RULES §1.4). */
 export function fittingMelds(card, melds, aceValue) {
-  return melds.filter((m) => konkanMeld([...m.cards, card], aceValue).ok || konkanMeld([card, ...m.cards], aceValue).ok)
-    .map((m) => m.id);
+  const face = parse(card).face;
+  return melds.filter((m) => {
+    if ((m.joker_for || []).includes(face)) return false;
+    const real = withStandIns(m);
+    return konkanMeld([...real, card], aceValue).ok || konkanMeld([card, ...real], aceValue).ok;
+  }).map((m) => m.id);
 }
 
 /**
@@ -121,4 +132,57 @@ export function discardProposals(v, seat, target, limit = 4) {
     seen.add(key);
     return true;
   }).sort((a, b) => (b.cards?.flat().length || 0) - (a.cards?.flat().length || 0) || b.total - a.total).slice(0, limit);
+}
+
+/**
+ * The lay-down that puts the most cards on the table now (the higher total between
+ * equals): disjoint new melds from `hand` — reaching `target` when the seat has not
+ * opened — and, once opened, single cards laid off on the table's melds. A card is
+ * always kept to discard. Null when there is none.
+ * @param {string[]} hand
+ * @param {{ melds: { id: number, cards: string[] }[], opened: boolean[], options: { ace_value: string } }} v
+ * @param {number} seat
+ * @param {number} target
+ * @returns {{ melds: string[][], lay_offs: { meld: number, cards: string[] }[] } | null}
+ */
+export function bestLayDown(hand, v, seat, target) {
+  const aceValue = v.options.ace_value;
+  const opened = v.opened[seat];
+  const candidates = findMelds(hand, { aceValue, maxSize: 6 })
+    .sort((a, b) => b.cards.length - a.cards.length || b.value - a.value);
+  const keepsADiscard = (used) => hand.some((c) => !used.has(c) && !parse(c).joker);
+  let best = null, bestCards = 0, bestValue = 0, steps = 0;
+  // Depth-first over disjoint picks (at most four melds), bounded: a hand gives a few dozen melds.
+  const walk = (start, picked, used, cards, value) => {
+    if (++steps > 40_000) return;
+    if (picked.length && (opened || value >= target) && keepsADiscard(used)
+      && (cards > bestCards || (cards === bestCards && value > bestValue))) {
+      best = picked; bestCards = cards; bestValue = value;
+    }
+    if (picked.length === 4) return;
+    for (let i = start; i < candidates.length; i++) {
+      const m = candidates[i];
+      if (m.cards.some((c) => used.has(c))) continue;
+      walk(i + 1, [...picked, m], new Set([...used, ...m.cards]), cards + m.cards.length, value + m.value);
+    }
+  };
+  walk(0, [], new Set(), 0, 0);
+  const melds = best ? /** @type {{ cards: string[] }[]} */ (best).map((m) => m.cards) : [];
+  const used = new Set(melds.flat());
+  const layOffs = [];
+  if (opened) {
+    // One card per table meld: a second one's fit would depend on the first.
+    const taken = new Set();
+    for (const card of hand) {
+      if (used.has(card)) continue;
+      const id = fittingMelds(card, v.melds, aceValue).find((m) => !taken.has(m));
+      if (id === undefined) continue;
+      used.add(card);
+      if (!keepsADiscard(used)) { used.delete(card); continue; }
+      taken.add(id);
+      layOffs.push({ meld: id, cards: [card] });
+    }
+  }
+  if (!melds.length && !layOffs.length) return null;
+  return { melds, lay_offs: layOffs };
 }

@@ -23,9 +23,13 @@ export function showTable(main, tableId, { onUser }) {
   const root = h("div.table-screen", { id: "table" });
   mount(main, root);
   const screen = tableScreen(root);
+  // The connection's state over the table: a banner while the socket does not answer,
+  // and the moves (the middle: the hand, the piles, the buttons) out of reach until it does.
+  const banner = h("div.conn-banner", { id: "conn-banner", role: "alert", hidden: true });
+  root.prepend(banner);
   const ctrl = new TableCtrl(tableId, {
     onUser,
-    redraw: () => drawTable(ctrl, screen),
+    redraw: () => { drawTable(ctrl, screen); showConnection(ctrl, screen.middle, banner); },
     announce: (text) => announce(screen, text),
   });
   loadFaces(screen).then(() => ctrl.redraw());
@@ -41,6 +45,7 @@ export function showTable(main, tableId, { onUser }) {
   return {
     close() {
       clearInterval(ticker);
+      banner.remove();
       ctrl.close();
       document.removeEventListener("visibilitychange", onVisible);
       document.removeEventListener("keydown", onKey);
@@ -48,4 +53,20 @@ export function showTable(main, tableId, { onUser }) {
     },
     rerender() { announce(screen, ""); ctrl.redraw(); },
   };
+}
+
+/**
+ * While the socket is not known to answer (connecting again after a drop, or a ping or a
+ * command left unanswered: conn.js), the page says so and takes no moves: the middle is
+ * inert (no tap, no focus, no key reaches its buttons) and the banner names the state.
+ * @param {TableCtrl} ctrl @param {HTMLElement} middle @param {HTMLElement} banner
+ */
+function showConnection(ctrl, middle, banner) {
+  const lost = ctrl.status === "reconnecting";
+  // Opening the socket (a seat just taken) takes no moves either, but has nothing to say.
+  middle.inert = ctrl.status !== "online";
+  middle.classList.toggle("conn-lost", lost);
+  banner.hidden = !lost;
+  const text = lost ? t("conn.lost_banner") : "";
+  if (banner.textContent !== text) banner.textContent = text;
 }

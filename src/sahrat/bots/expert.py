@@ -17,15 +17,14 @@ strong player's order.
   it go, force or not, and the strong player's best discards. The opponent's
   sampled hand is dealt again when it would have melded a card they let go (a
   discard of ours they refused, a card they turned up and passed).
-* **Konkan**: a round is too long to play out within the budget (a simple
-  player's move costs about a millisecond of meld search), so a candidate
-  discard is played one turn ahead on each sample: would the next player take
-  it (their sampled hand, their opening), and how good is our hand after the
-  cards we would draw next from the sampled stock (meld value found by the
-  search, less what the cards left in hand would cost). That estimate adjusts
-  the strong player's cost of each of its best discards. Every other Konkan
-  decision (drawing, laying down, a committed Konkan, the commitment itself) is
-  the strong player's.
+* **Konkan** (:mod:`sahrat.bots.konkan_expert`): every candidate — draw or take the
+  pile's card to open, open now or wait, the strong player's best discards — is played
+  to the end of the round by the simple player's policy for every seat, on a face-mask
+  copy of the round (:mod:`sahrat.bots.konkan_sim`, its meld values from
+  :mod:`sahrat.bots.fastmelds`), and replaces the strong player's move only when it is
+  clearly better on the same deals. The commitment and a committed seat's play, laying
+  down and off once open, and a Hand or Konkan in hand (always laid) are the strong
+  player's.
 
 What the seat has seen is its views only: its hand, the table melds, the card on
 top of the pile, the counts, and what it remembers of earlier views (the cards
@@ -48,13 +47,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sahrat.bots import conquian_bot, konkan_bot
+from sahrat.bots import conquian_bot, konkan_bot, konkan_expert
+from sahrat.bots.konkan_expert import KonkanExpert
 from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules import conquian
 from sahrat.rules.cards import Card, konkan_deck, parse_card, parse_cards
 from sahrat.rules.conquian import DECK, card_index, mask_of
 from sahrat.rules.konkan import Discard as KonkanDiscard
-from sahrat.rules.melds import can_lay_off
 from sahrat.rules.search import best_melds
 
 View = Mapping[str, Any]
@@ -68,14 +67,11 @@ DEFAULT_BUDGET = 0.040  # seconds
 # 59.4 % of 1,978 (the same deals), at a decision CPU p99 of 18 ms against 7 ms.
 CONQUIAN_SAMPLES = 36
 CONQUIAN_DISCARDS = 4  # the strong player's best discards tried
-KONKAN_SAMPLES = 8  # each runs the meld search once per candidate: about 3 ms a sample
-KONKAN_DISCARDS = 4
-# The Konkan lookahead only adjusts the strong player's cost of each discard: measured
-# against the simple players, heavier weights (feed 15, worth 0.2) lost to the strong
-# player's own choice (27.5 % and 17.5 % of 40 matches, against 35 %).
-KONKAN_FEED = 4.0  # a discard the next player can use, on the strong player's cost scale
-KONKAN_WORTH = 0.05  # the hand's worth after our next draws, on that scale
-KONKAN_LOOKAHEAD = 2  # our next stock draws played on each sample
+KONKAN_SAMPLES = konkan_expert.SAMPLES
+# A Konkan sample plays three or four lines to the end of the round (about 2 ms each):
+# the cap stops at about 30 ms, plus the sample under way, inside the 50 ms budget.
+KONKAN_BUDGET = 0.030
+KONKAN_DISCARDS = konkan_expert.DISCARDS  # the strong player's best discards weighed
 
 
 class ExpertBot:
@@ -91,7 +87,8 @@ class ExpertBot:
     ) -> None:
         self.game = game
         self.seed = seed
-        self.budget = DEFAULT_BUDGET if budget is None else budget
+        cap = DEFAULT_BUDGET if game == "conquian" else KONKAN_BUDGET
+        self.budget = cap if budget is None else budget
         self.decisions = 0
         if game == "conquian":
             self.samples = CONQUIAN_SAMPLES if samples is None else samples
@@ -101,6 +98,7 @@ class ExpertBot:
         else:
             self.samples = KONKAN_SAMPLES if samples is None else samples
             self.strong_konkan = konkan_bot.KonkanBot()
+            self.rollouts = KonkanExpert(self.strong_konkan, self.samples)
             self.pile_seen: Counter[Card] = Counter()
             self.pile_key: tuple[int, int, int] = (-1, -1, -1)
 
@@ -153,28 +151,22 @@ class ExpertBot:
     def _konkan(self, view: View, rng: random.Random, deadline: float) -> Action:
         strong = self.strong_konkan
         self._remember_pile(view)
+        memory = strong.memory
+        before = (memory.my_last_discard, memory.last_top)
         action = strong.act(view)
-        if not isinstance(action, KonkanDiscard) or view["committed"][view["viewer"]]:
-            return action
+        if view["committed"][view["viewer"]]:
+            return action  # committed: only the Konkan itself, the strong player's play
         try:
             me = KonkanSeat(view)
-            candidates = konkan_discards(me, strong.memory, action.card)
-            if len(candidates) < 2:
-                return action
             hidden = self._konkan_hidden(view, me)
-            scored = _best_by_samples(
-                [(KonkanDiscard(me.seat, card),) for card, _ in candidates],
-                lambda: konkan_determinize(view, me, hidden, rng),
-                lambda sample, line: konkan_lookahead(me, sample, line[0].card),
-                self.samples,
-                deadline,
-                prior=[-cost for _, cost in candidates],
-            )
+            choice = self.rollouts.decide(view, action, hidden, rng, deadline)
         except Exception:  # always answer: the strong player's move
             return action
-        choice: Action = scored[0]
-        strong.memory.note_action(choice)
-        self.pile_seen[choice.card] = 1
+        if choice is not action:
+            memory.my_last_discard, memory.last_top = before
+            memory.note_action(choice)
+        if isinstance(choice, KonkanDiscard):
+            self.pile_seen[choice.card] = 1
         return choice
 
     def _remember_pile(self, view: View) -> None:
@@ -575,96 +567,3 @@ def konkan_discards(
     others = {c.face: c for c in candidates if c.face != first.face}.values()
     ordered = sorted(others, key=lambda card: (cost(card), card.sort_key))
     return [(card, cost(card)) for card in [first, *ordered[: KONKAN_DISCARDS - 1]]]
-
-
-class KonkanSample:
-    """One deal of the hidden cards: the other seats' hands and the stock (top last)."""
-
-    __slots__ = ("hands", "stock")
-
-    def __init__(self, hands: dict[int, list[Card]], stock: list[Card]) -> None:
-        self.hands = hands
-        self.stock = stock
-
-
-def konkan_determinize(
-    view: View, me: KonkanSeat, hidden: Sequence[Card], rng: random.Random
-) -> KonkanSample:
-    cards = list(hidden)
-    rng.shuffle(cards)
-    hands: dict[int, list[Card]] = {}
-    position = 0
-    for seat in range(me.players):
-        if seat == me.seat:
-            continue
-        count = me.hand_counts[seat]
-        hands[seat] = cards[position : position + count]
-        position += count
-    return KonkanSample(hands, cards[position : position + me.stock_count])
-
-
-def _hand_worth(me: KonkanSeat, hand: Sequence[Card]) -> float:
-    """Meld value the search finds in ``hand``, less what the other cards would cost; an
-    unopened hand short of the opening counts its melds at half."""
-    found = best_melds(hand, me.ace)
-    left = sum(me.value(card) for card in found.left)
-    melded = float(found.value)
-    if not me.me_opened and found.value < me.opening_target:
-        melded *= 0.5
-    return melded - (1.0 if me.me_opened else 0.3) * left
-
-
-def _next_takes(me: KonkanSeat, sample: KonkanSample, card: Card) -> bool:
-    """Would the next seat use ``card`` at once (a meld with two of its sampled cards, or
-    a lay-off once opened)?"""
-    nxt = me.next_seat
-    if me.committed[nxt]:
-        return False
-    hand = sample.hands.get(nxt, [])
-    if me.opened[nxt] and any(can_lay_off(m.meld, card) for m in me.melds):
-        return True
-    if not _pairs_with(card, hand):
-        return False
-    if me.opened[nxt]:
-        return True
-    found = best_melds([*hand, card], me.ace)
-    return found.value >= me.opening_target and any(card in meld for meld in found.melds)
-
-
-def _positions(card: Card) -> tuple[int, ...]:
-    assert card.rank is not None
-    rank = int(card.rank)
-    return (1, 14) if rank == 1 else (rank,)
-
-
-def _pairs_with(card: Card, hand: Sequence[Card]) -> bool:
-    """Two cards of ``hand`` that make a 3-card set or run with ``card`` (a joker helps)."""
-    joker = any(c.is_joker for c in hand)
-    suits = {c.suit for c in hand if c.rank == card.rank and c.suit != card.suit}
-    if len(suits) + joker >= 2:
-        return True
-    near = {p for c in hand if c.suit == card.suit and c.rank is not None for p in _positions(c)}
-    for position in _positions(card):
-        for low in range(max(1, position - 2), min(position, 12) + 1):
-            needed = [r for r in (low, low + 1, low + 2) if r != position]
-            missing = sum(1 for r in needed if r not in near)
-            if missing == 0 or (missing == 1 and joker):
-                return True
-    return False
-
-
-def konkan_lookahead(me: KonkanSeat, sample: KonkanSample, card: Card) -> float:
-    """Discard ``card`` on this sample: our hand after our next draws from the sampled
-    stock (as if everyone drew from it), less the cost of feeding the next player."""
-    hand = list(me.hand)
-    hand.remove(card)
-    score = 0.0
-    stock = sample.stock
-    for turn in range(1, KONKAN_LOOKAHEAD + 1):
-        index = turn * me.players
-        if index <= len(stock):
-            hand.append(stock[-index])
-    score += KONKAN_WORTH * _hand_worth(me, hand)
-    if _next_takes(me, sample, card):
-        score -= KONKAN_FEED
-    return score

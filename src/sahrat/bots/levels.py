@@ -49,3 +49,15 @@ def bot_for(game: str, level: str, *, seed: str = "") -> Player:
     if make is None:
         raise ValueError(f"unknown bot level {level!r}; levels are {', '.join(LEVELS)}")
     return make(game, seed)
+
+
+def pause_factor(game: str, view: Any) -> float:
+    """How much of the table's bot pause a decision takes, 0.5 to 2: a plain draw is
+    quick, an opening to weigh takes longer (a bot should look like a person thinking).
+    Read from the seat's view alone, before the bot decides."""
+    if game == "conquian":
+        phase = str(view.get("phase")) if isinstance(view, dict) else ""
+        return {"choose": 1.2, "turned_up": 1.0, "force": 0.8, "discard": 1.3}.get(phase, 1.0)
+    from sahrat.bots.konkan_expert import difficulty
+
+    return min(2.0, max(0.5, difficulty(view)))

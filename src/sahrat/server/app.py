@@ -25,6 +25,7 @@ import os
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +45,16 @@ from sahrat.server.api import (
     leaderboards,
     matches,
     me,
+    queue,
+    ratings,
     tables,
     tickets,
 )
 from sahrat.server.assets import ClientFiles
 from sahrat.server.cluster.cluster import placement_for
 from sahrat.server.edge import SameSiteWrites, SecurityHeaders, slow_request_guard
-from sahrat.server.hub import RUNNING, Hub
+from sahrat.server.hub import RUNNING, Hub, seat_from_queue
+from sahrat.server.matchmaking.former import Former
 from sahrat.server.migrate import migrate
 from sahrat.server.socket import ws
 from sahrat.server.socket.dispatch import handle_text
@@ -85,6 +89,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # forwarded from another process is read by the same dispatcher as a local one.
         hub = Hub(settings, engine, placement_for(settings, handle_text))
         await hub.start()
+        # Rated quick play: this process's waves of the queue, seating through the hub.
+        former = Former(settings, hub.sessions, partial(seat_from_queue, hub))
+        former.start()
+        app.state.former = former
         metrics_server = (
             start_http_server(settings.metrics_port, addr=settings.metrics_host)[0]
             if settings.metrics_port is not None
@@ -105,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.ready = False
             if metrics_server is not None:
                 metrics_server.shutdown()
+            await former.stop()
             await hub.stop()
             await engine.dispose()
 
@@ -117,7 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(TimeoutError, _database_unavailable)
     app.add_exception_handler(DBAPIError, _database_unavailable)
     app.state.ready = False
-    for api in (health, accounts, me, tables, tickets, matches, leaderboards, admin):
+    routers = (health, accounts, me, tables, queue, tickets, matches, leaderboards, ratings, admin)
+    for api in routers:
         app.include_router(api.router)  # the REST API, one router per resource (api/)
     app.include_router(ws.router)
     docs.install(app)

@@ -25,6 +25,8 @@ HTTP_STATUS: dict[str, int] = {
     "coin_table_needs_matches": 403,
     "not_admin": 403,
     "not_creator": 403,
+    "rated_by_queue": 403,
+    "rated_cooldown": 403,
     "suspended": 403,
     # 404: nothing of that name (a private table a stranger may not see included)
     "bad_invite": 404,
@@ -39,6 +41,9 @@ HTTP_STATUS: dict[str, int] = {
     "not_enough_coins": 409,
     "not_seated": 409,
     "not_replayable": 409,
+    "rated_no_rematch": 409,
+    "queue_forming": 409,
+    "queue_in_match": 409,
     "same_address": 409,
     "seat_taken": 409,
     "seats_empty": 409,
@@ -51,6 +56,11 @@ HTTP_STATUS: dict[str, int] = {
     # 422: a well-formed request that names what does not exist
     "name_mixes_scripts": 422,
     "no_such_seat": 422,
+    "queue_bad_game": 422,
+    "queue_bad_players": 422,
+    "queue_bad_speed": 422,
+    "queue_bad_threshold": 422,
+    "queue_unknown_field": 422,
     # 500: a bug, reported by another process of the cluster
     "server_error": 500,
     # 503: try again (the table moves between processes, or its process is stopping, or

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from datetime import UTC
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -39,13 +40,15 @@ from sahrat.server.cluster.placement import (
     no_such_table,
     retrying,
 )
+from sahrat.server.matchmaking.former import QueuedTable, SeatRefused
 from sahrat.server.policy import Policy, admits
 from sahrat.server.process import ProcessServices
 from sahrat.server.table.errors import TableError
+from sahrat.server.table.rated import cooldown_rule
 from sahrat.server.table.services import ServerDefaults
 from sahrat.server.table.table import Table
 from sahrat.settings import Settings
-from sahrat.store import accounts
+from sahrat.store import accounts, ratings
 from sahrat.store import tables as rows
 from sahrat.store.models import GameTable, Seat
 from sahrat.store.tables import LIVE, LOAD_CHUNK, MAX_TABLE_ID, in_session, in_transaction
@@ -119,6 +122,9 @@ class Hub(ProcessServices):
             self.remember_names(found.names)
             for row in found.rows:
                 table = self.table_from_row(row, found.seats[row.id])
+                if table.rated:  # the ratings its seats show
+                    owners = [owner for owner in table.seating.seats if owner is not None]
+                    table.ratings.update(await self.seat_ratings(owners, table.pool))
                 if row.status == "playing":
                     table.restore(found.entries[row.id])
                     table.expect_players()
@@ -152,6 +158,7 @@ class Hub(ProcessServices):
             bots=bots,
             left=left,
             addresses={seat.seat: seat.address for seat in seats if seat.address is not None},
+            rated=row.rated,
         )
 
     # --- names -------------------------------------------------------------------------
@@ -191,10 +198,12 @@ class Hub(ProcessServices):
         sit: bool = True,
         address: str | None = None,
         capped: bool = True,
+        rated: bool = False,
     ) -> dict[str, Any]:
         """Open a table with validated options (raises BadOption naming a bad one) and
         return its info as the creator sees it. A ``capped`` creator (anyone but an
-        admin) may have only so many open tables (against table spam)."""
+        admin) may have only so many open tables (against table spam). A ``rated``
+        table (docs/rating.md) is a free table: its matches move ratings."""
         if game not in GAMES:
             raise BadOption("game", f"must be one of {list(GAMES)}, not {game!r}")
         values = dict(options)
@@ -202,6 +211,8 @@ class Hub(ProcessServices):
             values["turn_seconds"] = self.defaults.default_turn_seconds
         values.setdefault("bot_level", self.settings.bot_level)
         parsed = options_for(game, values)
+        if rated and parsed.coin_table:
+            raise BadOption("stake", "a rated table is a free table: its stake must be 0")
         if sit:
             await self.check_can_sit(creator_id, int(parsed.stake))
         invite_code = secrets.token_urlsafe(8) if private else None
@@ -217,6 +228,7 @@ class Hub(ProcessServices):
                     private=private,
                     invite_code=invite_code,
                     creator_id=creator_id,
+                    rated=rated,
                 ),
             )
         await self.learn_names([creator_id])
@@ -325,6 +337,38 @@ class Hub(ProcessServices):
     async def coin_balances(self, user_ids: list[int]) -> dict[int, int]:
         return await self.policy.coin_balances(user_ids)
 
+    async def check_rated(self, user_id: int) -> None:
+        """Refuse a player in a cool-down from rated play (``rated_cooldown``)."""
+        now = datetime.now(UTC)
+        left = await in_session(self.sessions, lambda s: ratings.cooldown_left(s, user_id, now))
+        if left > 0:
+            minutes = math.ceil(left / 60)
+            raise TableError(
+                "rated_cooldown",
+                f"you left a rated match: you may play rated again in {minutes} minute"
+                + ("" if minutes == 1 else "s"),
+            )
+
+    async def seat_ratings(self, user_ids: list[int], pool: str) -> dict[int, tuple[int, bool]]:
+        return await in_session(self.sessions, lambda s: ratings.shown_ratings(s, user_ids, pool))
+
+    async def record_rated_leave(
+        self, user_id: int, table_id: int, start_seq: int, reason: str
+    ) -> None:
+        rule, now = cooldown_rule(self.settings), datetime.now(UTC)
+        await in_transaction(
+            self.sessions,
+            lambda s: ratings.record_leave(
+                s,
+                user_id,
+                table_id=table_id,
+                start_seq=start_seq,
+                reason=reason,
+                now=now,
+                rule=rule,
+            ),
+        )
+
     def may_write(self, table_id: int) -> bool:
         """Whether this process still holds the table's lease (always, alone)."""
         return self.placement.holds(table_id)
@@ -410,3 +454,40 @@ OPS: dict[str, Callable[[Hub, Table, dict[str, Any]], Awaitable[Any]]] = {
     "close": Hub._close,
 }
 PLAYER_OPS = ("info", "join", "leave", "start")  # the operations that check admits()
+
+
+# --- rated quick play: a table the queue formed (server/matchmaking/former.py) -----------
+
+
+async def seat_from_queue(hub: Hub, table: QueuedTable) -> int:
+    """Open a rated table for a formation of the queue: its first player creates it and
+    takes seat 0, the others join, and bots take the seats left (the match starts, and
+    its hand is dealt, when the last seat fills). A player the table refuses closes it
+    (nobody else sat down for long) and raises SeatRefused naming them."""
+    creator, creator_network = table.seats[0]
+    try:
+        await hub.check_rated(creator)  # before the table exists: refused, it never does
+        info = await hub.create_table(
+            creator,
+            table.game,
+            dict(table.options),
+            False,
+            address=creator_network,
+            capped=False,  # the queue opens it: it is not one of the creator's own
+            rated=True,
+        )
+    except TableError as error:
+        raise SeatRefused(creator, error.code, error.message) from error
+    table_id = int(info["id"])
+    for user_id, network in table.seats[1:]:
+        try:
+            await hub.call(table_id, "join", user_id=user_id, seat=None, address=network)
+        except TableError as error:
+            try:
+                await hub.close_table(table_id)
+            except TableError:
+                log.warning("queue: table %s could not be closed", table_id)
+            raise SeatRefused(user_id, error.code, error.message) from error
+    if table.bots:
+        await hub.call(table_id, "start", user_id=creator, level=None)
+    return table_id

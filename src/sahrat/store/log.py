@@ -17,7 +17,8 @@ PostgreSQL an asyncpg connection (no pool checkout and ping per batch). The grou
 commits of a busy server are small, a few moves each, so the per-batch cost is what
 counts (``bench/bench_log_writer.py``). A batch with a match's row or coins takes the
 session, where the ledger's checks live: a finished match's row, its players' rows
-(``match_players``) and its coins are written in one transaction with its last step.
+(``match_players``), its coins and a rated match's ratings are written in one
+transaction with its last step.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from .ledger import Movement, post_all
 from .models import Base, GameTable, LogEntry, Match, MatchPlayer
+from .ratings import RatedMatch, settle_match
 
 QUERY_CHUNK = 500  # ids in one IN (...) list, well under any database's bound
 
@@ -75,6 +77,9 @@ class Append:
     # coin movements written in the same transaction (stakes at the start, the payout
     # with the match row); their idempotency keys make a retried batch a no-op
     ledger: list[Movement] = field(default_factory=list)
+    # a rated match's ratings, moved with its rows (``ratings.settle_match`` fills in
+    # the changes, read once the append is durable)
+    rated: RatedMatch | None = None
     done: asyncio.Future[None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -368,7 +373,9 @@ class LogWriter:
                 await session.execute(insert(_log), rows)
             for item in batch:
                 if item.match:
-                    await _insert_match(session, item.table_id, item.match, item.match_players)
+                    await _insert_match(
+                        session, item.table_id, item.match, item.match_players, item.rated
+                    )
             latest = {
                 item.table_id: {
                     "b_id": item.table_id,
@@ -384,9 +391,14 @@ class LogWriter:
 
 
 async def _insert_match(
-    session: AsyncSession, table_id: int, match: dict[str, Any], players: list[dict[str, Any]]
+    session: AsyncSession,
+    table_id: int,
+    match: dict[str, Any],
+    players: list[dict[str, Any]],
+    rated: RatedMatch | None = None,
 ) -> None:
-    """A finished match's row and its players' rows (matches are rare: one at a time)."""
+    """A finished match's row and its players' rows (matches are rare: one at a time),
+    and a rated match's ratings."""
     match_id = (
         await session.execute(
             insert(_matches).values(table_id=table_id, **match).returning(_matches.c.id)
@@ -396,6 +408,8 @@ async def _insert_match(
         await session.execute(
             insert(_match_players), [{"match_id": match_id, **row} for row in players]
         )
+    if rated is not None:
+        await settle_match(session, match_id, rated)
 
 
 async def current_match_entries(

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -97,6 +98,8 @@ class GameTable(Base):
     seq: Mapped[int] = mapped_column(Integer, default=0)
     deadline_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    # a rated table's match moves its players' ratings (docs/rating.md)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Seat(Base):
@@ -243,3 +246,116 @@ class ServerSetting(Base):
 
     key: Mapped[str] = mapped_column(String(40), primary_key=True)
     value: Mapped[int] = mapped_column(Integer)
+
+
+# --- rated quick play's queue (``sahrat.store.queue``) ----------------------------------
+
+
+class QueueEntry(Base):
+    """A player waiting for a rated table (one entry per player), shared by every
+    process: any of them may seat it. ``claimed_by`` marks the process forming its
+    table (so that no other forms one too); ``table_id`` the table it was seated at."""
+
+    __tablename__ = "queue_entries"
+    __table_args__ = (Index("ix_queue_entries_waiting", "table_id", "pool"),)
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    game: Mapped[str] = mapped_column(String(20))
+    pool: Mapped[str] = mapped_column(String(16))
+    players: Mapped[int] = mapped_column(Integer)
+    threshold: Mapped[int | None] = mapped_column(Integer, nullable=True)  # Konkan's
+    speed: Mapped[str] = mapped_column(String(8))
+    turn_seconds: Mapped[int] = mapped_column(Integer)
+    rating: Mapped[int] = mapped_column(Integer)  # the shown rating at join
+    # the network key (sahrat.server.addresses.network_key) the player queued from
+    network: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # the last heartbeat
+    claimed_by: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    table_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    seated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+# --- rated play (``sahrat.ratings``, ``sahrat.store.ratings``; docs/rating.md) ----------
+
+
+class Rating(Base):
+    """A player's rating in one pool, as the last rated match (or an admin's reset) left
+    it. ``shown`` and ``provisional`` are written with ``mu`` and ``sigma`` so that the
+    leaderboard is one index range: settled ratings of a pool by shown number."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        Index("ix_ratings_board", "pool", "provisional", "shown", "user_id", "last_played_at"),
+    )
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    pool: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    shown: Mapped[int] = mapped_column(Integer)
+    provisional: Mapped[bool] = mapped_column(Boolean)
+    last_played_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class RatingHistory(Base):
+    """One change of a rating: after a rated match (``reason`` "match", with the
+    player's place) or an admin's reset ("reset"). Written with the change, never
+    changed after."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_user", "user_id", "pool", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    pool: Mapped[str] = mapped_column(String(16))
+    match_id: Mapped[int | None] = mapped_column(
+        ForeignKey("matches.id", ondelete="SET NULL"), nullable=True
+    )
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    shown: Mapped[int] = mapped_column(Integer)
+    provisional: Mapped[bool] = mapped_column(Boolean)
+    place: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reason: Mapped[str] = mapped_column(String(8))  # match | reset
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatedCooldown(Base):
+    """A player's leave record for rated play (``sahrat.ratings.Cooldown``): the leave
+    score, when the bar from rated play ends, and when the score was last updated."""
+
+    __tablename__ = "rated_cooldowns"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    score: Mapped[float] = mapped_column(Float, default=0.0)
+    leaves: Mapped[int] = mapped_column(Integer, default=0)
+    until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatedLeave(Base):
+    """A rated match its player left, or whose seat the timer forfeited: one row per
+    player and match (the match known by its table and its start entry's seq), so a
+    leave counts once, whatever restarts or takeovers replay, and the match's end puts
+    the seat last even if its player came back."""
+
+    __tablename__ = "rated_leaves"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("game_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    start_seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reason: Mapped[str] = mapped_column(String(8))  # left | forfeit
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -156,6 +156,7 @@ async def add_table(
     private: bool,
     invite_code: str | None,
     creator_id: int,
+    rated: bool = False,
 ) -> GameTable:
     """A new waiting table with no seat taken; the row comes back with its id."""
     row = GameTable(
@@ -166,6 +167,7 @@ async def add_table(
         creator_id=creator_id,
         status="waiting",
         seq=0,
+        rated=rated,
     )
     session.add(row)
     await session.flush()  # the row gets its id and its defaults

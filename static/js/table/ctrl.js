@@ -33,8 +33,9 @@ import { confirmDialog } from "./overlays.js";
  * @typedef {"konkan" | "conquian"} GameName
  * @typedef {"connecting" | "online" | "reconnecting"} ConnStatus
  *
- * @typedef {((seat: number | null | undefined) => string) & { mine: (seat: number | null | undefined) => boolean }} NameOf
- *   a seat's name as the reader sees it ("you" for my own); `mine` tells a phrase to say "you"
+ * @typedef {((seat: number | null | undefined) => string) & { mine: (seat: number | null | undefined) => boolean, meld?: (id: number) => ({ owner: number, cards: string[] } | undefined) }} NameOf
+ *   a seat's name as the reader sees it ("you" for my own); `mine` tells a phrase to say "you";
+ *   `meld` finds a table meld, so that a line names it by its owner and cards (describe.js)
  *
  * @typedef {import("../../vendor/preact/preact.module.js").ComponentChildren} Drawn
  *   what a view returns: vnodes (view.js's `v`), strings, nodes, lists of them
@@ -85,6 +86,8 @@ export class TableCtrl {
     this.logged = 0;  // lines logged since the page opened (the log's keys; what was spoken)
     /** @type {Record<number, LogEntry>} */ this.lastMove = {};  // seat → its last move, shown beside the seat
     this.timedOut = false;  // the timer just played for me: say so until my next move
+    this.hintAskedAt = 0;  // when the last hint was asked (Date.now())
+    /** @type {GameEvent[]} */ this.moved = [];  // the events since the last drawing: the cards they moved glide (motion.js)
 
     // The score sheet, the round summary and the match's end.
     this.sheetOpen = false;
@@ -93,6 +96,7 @@ export class TableCtrl {
     /** @type {Results | null} */ this.results = null;  // null: not asked yet
     /** @type {Summary | null} */ this.continued = null;  // the summary I pressed "continue" on
     /** @type {GameEvent | null} */ this.rematchAsked = null;  // the match end I asked a rematch at
+    /** @type {import("../rating.js").RatingsMessage | null} */ this.ratingChanges = null;  // a rated match's, once sent
 
     // Reactions, the panels' open state, the errors.
     /** @type {Record<string, string>} */ this.reactions = {};  // a seat (or "u<user id>") → its reaction now
@@ -122,6 +126,7 @@ export class TableCtrl {
     }, {
       // A phrase about my own seat says "you".
       mine: (/** @type {number | null | undefined} */ seat) => this.seat !== null && seat === this.seat,
+      meld: (/** @type {number} */ id) => /** @type {any} */ (this.view)?.melds?.find((/** @type {any} */ m) => m.id === id),
     });
 
     /** One handler per message type; `receive` redraws after each.
@@ -138,6 +143,7 @@ export class TableCtrl {
           play("timeout");
         }
         this.addLog(p.events, p.by);
+        this.moved.push(...p.events);
         this.hint = null;  // a suggestion is for the table as it was
         this.view = p.view;
         this.deadline = p.deadline;
@@ -161,6 +167,8 @@ export class TableCtrl {
         }
       },
       error: (/** @type {ErrorInfo} */ p) => this.refused(p),
+      // A rated match's rating changes, after its result was committed (rating.js draws them).
+      ratings: (/** @type {import("../rating.js").RatingsMessage} */ p) => { this.ratingChanges = p; },
     };
   }
 
@@ -176,11 +184,20 @@ export class TableCtrl {
 
   /** @param {Snapshot} snap */
   applySnapshot(snap) {
+    // A match that starts (or starts again) comes as a snapshot: its hands were dealt.
+    if (this.info && this.info.status !== "playing" && snap.table.status === "playing") this.moved.push({ type: "deal", seat: null });
     this.info = snap.table;
     this.seat = snap.seat;
     this.view = snap.view;
     this.deadline = snap.deadline;
     this.roundBreak = snap.round_break || null;
+    // A new match at this table (a rematch) starts its move log afresh: the last
+    // match's lines, and each seat's last move, are of a game that is over.
+    if (this.matchEnd && snap.table.status === "playing" && !snap.view?.match_over) {
+      this.log = [];
+      this.lastMove = {};
+      this.matchEnd = null;
+    }
     // A new match at this table (a rematch) starts with no summary left open.
     if (snap.table.status === "playing" && !snap.view?.match_over && this.summary?.matchEnd) {
       this.summary = null;
@@ -272,7 +289,7 @@ export class TableCtrl {
 
   /** At a free table the server's bot may suggest a move (never where coins are at stake). */
   mayAskHint() { return !this.info?.coin_table; }
-  askHint() { this.conn?.sendRaw({ type: "hint" }); }
+  askHint() { this.hintAskedAt = Date.now(); this.conn?.sendRaw({ type: "hint" }); }
 
   react(/** @type {string} */ reaction) {
     this.conn?.react(reaction);
@@ -433,6 +450,6 @@ export class TableCtrl {
   /** A log line as a screen reader says it: its words, and who played it for the seat. */
   spoken(/** @type {LogEntry} */ entry) {
     const by = playedBy(entry);
-    return describeEvent(entry.ev, this.nameOf) + (by ? ` (${t(`table.by_${by}`)})` : "");
+    return describeEvent(entry.ev, this.nameOf, true) + (by ? ` (${t(`table.by_${by}`)})` : "");
   }
 }

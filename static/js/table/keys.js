@@ -8,7 +8,7 @@ import { t } from "../i18n.js";
 const SHORTCUTS = [
   ["d", "#draw"], ["t", "#discard-pile [data-card]"], ["m", "#make-meld"], ["l", "#lay-down"],
   ["x", "#discard"], ["c", "#clear"], ["s", "#sort-suit"], ["r", "#sort-rank"], ["h", "#hint-toggle"],
-  ["b", "#ask-hint"], ["f", "#hand [data-card]", "focus"],
+  ["b", "#ask-hint"], ["a", "#arrange"], ["f", "#hand [data-card]", "focus"],
 ];
 
 /** The keyboard help, in a <dialog> of its own. */

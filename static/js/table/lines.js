@@ -9,7 +9,7 @@ import { describeSuggestion } from "../describe.js";
 
 /** The suggestion the seat asked for, in words of what to do (both games' tables). */
 export function hintLine(/** @type {TableCtrl} */ ctrl) {
-  return ctrl.hint ? v("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeSuggestion(ctrl.hint)) : null;
+  return ctrl.hint ? v("p.hint-line", { id: "hint-line", role: "status" }, vicon("hint"), describeSuggestion(ctrl.hint, ctrl.nameOf)) : null;
 }
 
 /** The last refusal, in words, under the buttons (both games' tables and the waiting room). */

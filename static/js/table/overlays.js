@@ -7,6 +7,7 @@ import { v } from "../view.js";
 import { t } from "../i18n.js";
 import { session } from "../api.js";
 import { subject } from "../describe.js";
+import { ratingChanges, againButton } from "../rating.js";
 
 /** @typedef {import("./ctrl.js").TableCtrl} TableCtrl */
 /** @typedef {import("./protocol.js").GameEvent} GameEvent */
@@ -27,8 +28,12 @@ export function overlays(/** @type {TableCtrl} */ ctrl) {
   if (summary) {
     const body = [];
     const deal = ctrl.game === "conquian";
-    const game = summary.event ? ctrl.gameModule() : null;
+    const game = ctrl.gameModule();
     if (summary.event) body.push(game ? game.summary(summary.event, vw, ctrl.nameOf) : pending());
+    // The score table under it (and in the match's results): every round (deal) so far
+    // and the totals.
+    if (game) body.push(v("section.summary-sheet", { key: "sheet", id: "summary-sheet", "aria-labelledby": "summary-sheet-title" },
+      v("h3", { id: "summary-sheet-title" }, t("sheet.title")), game.sheet(vw, ctrl.nameOf)));
     if (summary.matchEnd) body.push(matchEnd(ctrl, summary.matchEnd));
     const pause = ctrl.roundBreak;
     if (pause && !summary.matchEnd) {
@@ -68,6 +73,7 @@ function matchEnd(/** @type {TableCtrl} */ ctrl, /** @type {GameEvent} */ ev) {
   const asked = mineAsked || (ctrl.rematchAsked !== null && ctrl.rematchAsked === ctrl.matchEnd);
   return v("div.match-end-box", { key: "match-end" },
     v("p.match-end", { id: "match-result" }, w === null ? t("ev.match_end") : t("ev.match_won", subject(ctrl.nameOf, w))),
+    ctrl.info?.rated ? ratingChanges(v, ctrl) : null,  // a rated match: what it did to each rating
     v("table.sheet.standings", { id: "standings" },
       v("thead", v("tr", v("th", t("end.place")), v("th", t("end.player")), v("th", t("sheet.total")),
         r?.coins !== undefined ? v("th", t("end.coins")) : null)),
@@ -75,7 +81,8 @@ function matchEnd(/** @type {TableCtrl} */ ctrl, /** @type {GameEvent} */ ev) {
         v("td", v("bdi", place)), v("td", ctrl.nameOf(seat)), v("td", v("bdi", totals[seat] ?? "")),
         r?.coins !== undefined ? v("td", seat === me ? v("bdi", signed(r.coins)) : "") : null)))),
     v("div.row.end-actions",
-      seated ? v("button.primary", {
+      // A rated table has no rematch: another rated game comes from the queue.
+      seated && ctrl.info?.rated ? againButton(v, ctrl) : seated ? v("button.primary", {
         type: "button", id: "rematch", disabled: asked, onclick: () => ctrl.askRematch(),
       }, mineAsked ? t("end.rematch_asked") : t("end.rematch")) : null,
       r?.matchId ? v("a.button", { id: "replay-link", href: `#/m/${r.matchId}` }, t("end.replay")) : null,

@@ -11,6 +11,7 @@
  * @property {boolean} connected
  * @property {boolean} away
  * @property {boolean} left
+ * @property {{ value: number, provisional: boolean } | null} [rating]  at a rated table (bots: a fixed value)
  *
  * @typedef {object} TableInfo  the table (docs/schemas/TableInfo.json)
  * @property {number} id
@@ -18,6 +19,7 @@
  * @property {Record<string, any>} options
  * @property {string} status  waiting, playing, finished or closed
  * @property {boolean} coin_table
+ * @property {boolean} [rated]  a rated table (seated by the queue; docs/rating.md)
  * @property {TableSeat[]} seats
  * @property {number} seq
  * @property {string | null} [invite_code]

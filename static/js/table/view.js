@@ -8,12 +8,14 @@ import { v, patch, vicon } from "../view.js";
 import { icon } from "../icons.js";
 import { t } from "../i18n.js";
 import { session } from "../api.js";
-import { describeEvent } from "../describe.js";
+import { describeEvent, seatSentence } from "../describe.js";
 import { muted } from "../sound.js";
 import { REACTIONS, REACTION_EMOJI, playedBy } from "./ctrl.js";
 import { overlays } from "./overlays.js";
 import { showShortcuts } from "./keys.js";
 import { errorLine } from "./lines.js";
+import { cardPlaces, animateMoves } from "./motion.js";
+import { seatRating } from "../rating.js";
 
 /** @typedef {import("./ctrl.js").TableCtrl} TableCtrl */
 /** @typedef {import("./protocol.js").TableSeat} TableSeat */
@@ -66,14 +68,31 @@ export function drawTable(/** @type {TableCtrl} */ ctrl, /** @type {TableScreen}
   // Kept elements keep their focus; one the patch moved (a card sorted into a new place
   // is taken out and put back) gets it back: the same element, not one found again.
   const had = /** @type {HTMLElement | null} */ (document.activeElement);
+  const before = cardPlaces(screen.root);
+  layout(ctrl, screen.root);
   patch(screen.middle, middle(ctrl));
   patch(screen.seats, seats(ctrl, screen));
   patch(screen.foot, foot(ctrl));
   patch(screen.bar, bar(ctrl));
   patch(screen.overlay, overlays(ctrl));
+  // The moves are kept until the game's module draws them (the first deal comes with it).
+  animateMoves(screen.root, before, ctrl.view && !ctrl.gameModule() ? [] : ctrl.moved.splice(0), ctrl.seat);
   tick(ctrl, screen.root);
   ctrl.signal();
   if (had !== document.activeElement && had?.isConnected && screen.root.contains(had) && !document.querySelector("dialog:modal")) had.focus({ preventScroll: true });
+}
+
+// The screen's shape: a game being played is one screen (the seats around the felt, the
+// bar of moves and the hand under it: app.css), the waiting room a page. My turn only
+// highlights: nothing moves for it.
+function layout(/** @type {TableCtrl} */ ctrl, /** @type {HTMLElement} */ root) {
+  const info = /** @type {TableInfo} */ (ctrl.info);
+  const playing = !!ctrl.view && info.status !== "waiting";
+  root.classList.toggle("playing", playing);
+  root.classList.toggle("my-turn", playing && ctrl.myTurnNow());
+  root.classList.toggle("watching", ctrl.seat === null);
+  root.dataset.seats = String(info.seats.length);
+  root.dataset.game = ctrl.game;
 }
 
 // --- the bar -----------------------------------------------------------------------------
@@ -84,15 +103,18 @@ function bar(/** @type {TableCtrl} */ ctrl) {
   const over = vw?.match_over || info.status === "finished";
   const game = ctrl.game;
   return [
-    v("a.back", { href: "#/" }, vicon("lobby"), t("table.lobby")),
+    // On a phone the bar is one line: some of its words are only read out (span.label).
+    v("a.back", { href: "#/" }, vicon("lobby"), v("span.label", t("table.lobby"))),
     v("strong.table-name", `${t(`game.${info.game}`)} `, v("bdi", `#${ctrl.tableId}`)),
     vw && game === "konkan" ? v("span.round", t("konkan.round_of", { round: vw.round, rounds: vw.options.rounds }), vw.last_round ? v("span.badge.last", t("konkan.last_round")) : null) : null,
     vw && game === "conquian" ? v("span.round", t("conquian.deal_n", { n: vw.deal })) : null,
     ctrl.seat === null ? v("span.badge.spectator", { id: "spectating" }, t("table.spectator")) : null,
-    v("span", { id: "conn-status", class: `conn ${ctrl.status}` }, t(`conn.${ctrl.status}`)),
-    vw ? v("button", { type: "button", id: "open-sheet", onclick: () => ctrl.openSheet() }, vicon("sheet"), t("sheet.button")) : null,
+    v("span", { id: "conn-status", class: `conn ${ctrl.status}` }, v("span.label", t(`conn.${ctrl.status}`))),
+    vw ? v("button", { type: "button", id: "open-sheet", onclick: () => ctrl.openSheet() }, vicon("sheet"), v("span.label", t("sheet.button"))) : null,
     over ? v("span.badge.over", { id: "match-over" }, t("table.match_over")) : null,
     over && !ctrl.summary ? v("button", { type: "button", id: "show-results", onclick: () => ctrl.showResults() }, vicon("results"), t("end.results")) : null,
+    // The game's rules, in a tab of its own: the table (and its socket) stays open here.
+    v("a.rules-link", { href: `#/rules/${game}`, id: "rules-link", target: "_blank", rel: "noopener" }, t("rules.link")),
     v("button", { type: "button", id: "shortcuts", onclick: showShortcuts, "aria-keyshortcuts": "?" }, "⌨ ", t("keys.button")),
     v("button", {
       type: "button", id: "mute", "aria-pressed": muted() ? "true" : "false", "aria-label": t("table.sound"),
@@ -100,7 +122,8 @@ function bar(/** @type {TableCtrl} */ ctrl) {
     }, vicon(muted() ? "muted" : "sound")),
     vw && !over && ctrl.seat !== null && !info.coin_table ? v("button", {
       type: "button", id: "leave-match", onclick: () => ctrl.leaveMatch(),
-    }, t(ctrl.aloneWithBots() ? "table.leave_bot_game" : "table.leave_match")) : null,
+    }, v("span.short", { "aria-hidden": "true" }, t("table.leave_short")),
+    v("span.label", t(ctrl.aloneWithBots() ? "table.leave_bot_game" : "table.leave_match"))) : null,
   ];
 }
 
@@ -148,19 +171,20 @@ function seats(/** @type {TableCtrl} */ ctrl, /** @type {TableScreen} */ screen)
       const name = seatName(ctrl, s);
       return v("div", {
         key: s.seat, class: `seat at-${places[(s.seat - from + n) % n] || "bottom"}${turn ? " turn" : ""}${s.seat === ctrl.seat ? " mine" : ""}`,
-        dataset: { seat: s.seat }, dir,
+        dataset: { seat: s.seat }, dir, role: "group", "aria-label": seatSentence(s, vw, ctrl.nameOf, name, !!turn),
       },
       turn ? v("span.ring-timer", { "aria-hidden": "true" }) : null,
-      v("div.seat-top", avatarOf(screen, s.user_id === null && !s.bot ? "" : (s.name || name)), v("strong.who", { title: name }, name)),
+      v("div.seat-top", avatarOf(screen, s.user_id === null && !s.bot ? "" : (s.name || name)), v("strong.who", { title: name }, name), seatRating(v, s)),
       v("div.seat-info", ...seatBadges(s),
         count !== undefined ? v("span.count", { title: t("table.cards_in_hand") }, v("span.mini-back"), v("bdi", count)) : null,
         vw?.opened?.[s.seat] ? v("span.badge.opened", t("konkan.opened")) : null,
         vw?.committed?.[s.seat] ? v("span.badge.committed", t("konkan.committed")) : null,
-        vw?.totals ? v("span.total", { title: t("sheet.total") }, "Σ ", v("bdi", vw.totals[s.seat])) : null,
-        vw?.points ? v("span.total", { title: t("sheet.points") }, "★ ", v("bdi", vw.points[s.seat])) : null,
+        vw?.totals ? v("span.total", t("sheet.total"), " ", v("bdi", vw.totals[s.seat])) : null,
+        vw?.points ? v("span.total", t("sheet.points"), " ", v("bdi", vw.points[s.seat])) : null,
         turn ? v("span.timer", { "aria-live": "off" }) : null,
       ),
-      last ? v("div.last-move", { title: last }, last, byMark(move)) : null,
+      // Always there (empty before a move): a seat keeps its height from move to move.
+      v("div.last-move", { title: last || null }, last, last ? byMark(move) : null),
       reaction ? v("div.bubble", REACTION_EMOJI[reaction] + " " + t(`react.${reaction}`)) : null,
       );
     }),

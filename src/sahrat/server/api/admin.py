@@ -1,5 +1,6 @@
 """Admin REST (``/api/admin/...``, tagged ``admin``): tables and their options, the
-server's defaults, players, their coins, suspension.
+server's defaults, players, their coins, suspension, their ratings and cool-downs from
+rated play (docs/rating.md).
 
 Every endpoint needs an admin's token: none (or a bad one) is a 401, a
 player's a 403. No endpoint sets a balance: coins only move through the
@@ -8,11 +9,14 @@ ledger (welcome grants, free-table earnings, stakes and payouts).
 
 from __future__ import annotations
 
+import math
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, status
 from sqlalchemy import func, select
 
+from sahrat.ratings import Cooldown, seconds_left
 from sahrat.server.api.deps import (
     HubDep,
     Limit,
@@ -26,19 +30,27 @@ from sahrat.server.api.deps import (
 )
 from sahrat.server.api.me import ledger_of
 from sahrat.server.api.models import (
+    AdminCooldown,
+    AdminHistoryRow,
+    AdminLeave,
     AdminNewTable,
+    AdminRatings,
     Defaults,
     DefaultsBody,
     LedgerCheck,
     LedgerOut,
     OptionsBody,
     PlayerOut,
+    Pool,
     SuspendBody,
     table_info,
+    utc,
 )
+from sahrat.server.api.ratings import profile_pools
 from sahrat.server.hub import Hub
 from sahrat.server.table.protocol import TableInfo
 from sahrat.store import ledger
+from sahrat.store import ratings as store_ratings
 from sahrat.store.models import Balance, LedgerAccount, User
 
 
@@ -66,7 +78,13 @@ async def create_table(body: AdminNewTable, admin: Admin, hub: HubDep) -> TableI
     """Open a table with any options (a coin table: a positive ``stake``)."""
     with table_errors():
         info = await hub.create_table(
-            admin.id, body.game, body.options, body.private, body.sit, capped=False
+            admin.id,
+            body.game,
+            body.options,
+            body.private,
+            body.sit,
+            capped=False,
+            rated=body.rated,
         )
     return table_info(info)
 
@@ -203,3 +221,108 @@ async def check_ledger(admin: Admin, hub: HubDep) -> dict[str, Any]:
         "negative": report.negative,
         "mismatched": report.mismatched,
     }
+
+
+# --- ratings and cool-downs (docs/rating.md) ---------------------------------------------
+
+
+def _cooldown_out(state: Cooldown, now: datetime) -> AdminCooldown:
+    left = seconds_left(state, now)
+    return AdminCooldown(
+        score=state.score,
+        leaves=state.leaves,
+        until=utc(state.until) if state.until is not None and left > 0 else None,
+        seconds_left=math.ceil(left),
+        changed_at=utc(state.changed_at) if state.changed_at is not None else None,
+    )
+
+
+async def _admin_ratings(hub: Hub, player_id: int) -> AdminRatings:
+    now = datetime.now(UTC)
+    async with hub.sessions() as session:
+        user = await session.get(User, player_id)
+        if user is None:
+            raise http_error("no_such_player", f"there is no player {player_id}")
+        pools = await profile_pools(session, player_id)
+        history = await store_ratings.history_of(session, player_id, None, 200)
+        leaves = await store_ratings.leaves_of(session, player_id)
+        cooldown = await store_ratings.cooldown_of(session, player_id)
+    return AdminRatings(
+        user_id=user.id,
+        name=user.name,
+        pools=pools,
+        history=[
+            AdminHistoryRow(
+                pool=row.pool,  # type: ignore[arg-type]  # a pool of POOLS, as written
+                match_id=row.match_id,
+                at=utc(row.at),
+                rating=row.shown,
+                provisional=row.provisional,
+                mu=row.mu,
+                sigma=row.sigma,
+                place=row.place,
+                reason=row.reason,  # type: ignore[arg-type]  # match or reset, as written
+            )
+            for row in history
+        ],
+        leaves=[
+            AdminLeave(
+                table_id=leave.table_id,
+                start_seq=leave.start_seq,
+                reason=leave.reason,  # type: ignore[arg-type]  # left or forfeit
+                at=utc(leave.at),
+            )
+            for leave in leaves
+        ],
+        cooldown=_cooldown_out(cooldown, now),
+    )
+
+
+@router.get("/players/{player_id}/ratings", response_model=AdminRatings, responses=responses(404))
+async def player_ratings(player_id: PlayerId, admin: Admin, hub: HubDep) -> AdminRatings:
+    """A player's ratings with their recent history (mu, sigma and the place each rated
+    match gave), the rated matches they left and their cool-down."""
+    return await _admin_ratings(hub, player_id)
+
+
+@router.post(
+    "/players/{player_id}/ratings/{pool}/reset",
+    response_model=AdminRatings,
+    responses=responses(404),
+)
+async def reset_rating(player_id: PlayerId, pool: Pool, admin: Admin, hub: HubDep) -> AdminRatings:
+    """Put a player's rating in ``pool`` back to a new player's (1500, provisional, no
+    games), with a history row saying so."""
+    now = datetime.now(UTC)
+    async with hub.sessions() as session, session.begin():
+        if await session.get(User, player_id) is None:
+            raise http_error("no_such_player", f"there is no player {player_id}")
+        await store_ratings.reset_rating(session, player_id, pool, now)
+    return await _admin_ratings(hub, player_id)
+
+
+async def _cooldown(hub: Hub, player_id: int, lift: bool) -> AdminCooldown:
+    now = datetime.now(UTC)
+    async with hub.sessions() as session, session.begin():
+        if await session.get(User, player_id) is None:
+            raise http_error("no_such_player", f"there is no player {player_id}")
+        if lift:
+            state = await store_ratings.lift_cooldown(session, player_id, now)
+        else:
+            state = await store_ratings.cooldown_of(session, player_id)
+    return _cooldown_out(state, now)
+
+
+@router.get("/players/{player_id}/cooldown", response_model=AdminCooldown, responses=responses(404))
+async def get_cooldown(player_id: PlayerId, admin: Admin, hub: HubDep) -> AdminCooldown:
+    """A player's leave record and cool-down from rated play."""
+    return await _cooldown(hub, player_id, lift=False)
+
+
+@router.delete(
+    "/players/{player_id}/cooldown", response_model=AdminCooldown, responses=responses(404)
+)
+async def lift_cooldown(player_id: PlayerId, admin: Admin, hub: HubDep) -> AdminCooldown:
+    """End a player's cool-down now. Their leave score stays: a next leave escalates as
+    it would have."""
+    return await _cooldown(hub, player_id, lift=True)

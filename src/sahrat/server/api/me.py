@@ -9,6 +9,8 @@ counts").
 
 from __future__ import annotations
 
+import math
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -18,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
 from sahrat.names import name_key
+from sahrat.ratings import seconds_left
 from sahrat.server.api.deps import (
     CurrentUser,
     HubDep,
@@ -29,6 +32,7 @@ from sahrat.server.api.deps import (
     responses,
 )
 from sahrat.server.api.models import (
+    CooldownOut,
     LedgerOut,
     MeOut,
     MyMatch,
@@ -37,9 +41,11 @@ from sahrat.server.api.models import (
     match_fields,
     user_out,
 )
+from sahrat.server.api.ratings import pool_ratings
 from sahrat.server.limits import Throttle
 from sahrat.server.table.settlement import seat_place
 from sahrat.store import ledger
+from sahrat.store import ratings as store_ratings
 from sahrat.store.models import Match, MatchPlayer, User
 
 RENAMES = 3  # renames an account may make per RENAME_WINDOW (this process's own count)
@@ -61,14 +67,25 @@ async def ledger_of(session: AsyncSession, user_id: int, limit: int, offset: int
 
 @router.get("/me", response_model=MeOut, responses=responses(401))
 async def me(user: CurrentUser, hub: HubDep) -> MeOut:
-    """My account and my coins."""
+    """My account and my coins, my ratings (the pools I played rated) and my cool-down
+    from rated play, if any (docs/rating.md)."""
+    now = datetime.now(UTC)
     async with hub.sessions() as session:
         balance = await ledger.balance(session, ledger.user_account(user.id))
+        pools = await pool_ratings(session, user.id)
+        cooldown = await store_ratings.cooldown_of(session, user.id)
+    left = seconds_left(cooldown, now)
     return MeOut(
         **user_out(user).model_dump(),
         balance=balance,
         is_admin=user.is_admin,
         suspended=user.suspended,
+        ratings=pools,
+        cooldown=(
+            CooldownOut(until=cooldown.until, seconds_left=math.ceil(left))
+            if cooldown.until is not None and left > 0
+            else None
+        ),
     )
 
 

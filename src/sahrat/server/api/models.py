@@ -44,10 +44,34 @@ class UserOut(BaseModel):
     guest: bool
 
 
+Pool = Literal["konkan51", "konkan71", "conquian"]
+
+
+class PoolRating(BaseModel):
+    """A rating in one pool (docs/rating.md)."""
+
+    rating: int = Field(description="the shown number (1500 for a new player)")
+    provisional: bool = Field(description="still uncertain: shown with a ?")
+    games: int = Field(description="rated matches played in the pool")
+
+
+class CooldownOut(BaseModel):
+    """A cool-down from rated play after leaving rated matches (docs/rating.md)."""
+
+    until: datetime
+    seconds_left: int
+
+
 class MeOut(UserOut):
     balance: int = Field(description="coins")
     is_admin: bool = False
     suspended: bool = False
+    ratings: dict[str, PoolRating] = Field(
+        default_factory=dict, description="by pool, the pools played rated"
+    )
+    cooldown: CooldownOut | None = Field(
+        default=None, description="set while barred from rated play"
+    )
 
 
 class AuthOut(BaseModel):
@@ -129,6 +153,10 @@ class NewTable(BaseModel):
         examples=[{"players": 2}],
     )
     private: bool = Field(default=False, description="unlisted; joined with its invite code")
+    rated: bool = Field(
+        default=False,
+        description="a rated table (admins only: others get rated play from the queue)",
+    )
 
 
 class JoinBody(BaseModel):
@@ -228,7 +256,74 @@ class Ready(BaseModel):
     )
 
 
+# --- ratings -----------------------------------------------------------------------------
+
+
+class BoardRow(BaseModel):
+    rank: int = Field(description="1 the best; equal ratings share a rank")
+    user_id: int
+    name: str
+    rating: int
+    games: int
+
+
+class HistoryPoint(BaseModel):
+    match_id: int | None = Field(description="the rated match; null: an admin's reset")
+    at: datetime
+    rating: int
+    provisional: bool
+
+
+class ProfilePool(PoolRating):
+    pool: Pool
+    history: list[HistoryPoint] = Field(description="the last 100 changes, oldest first")
+
+
+class ProfileRatings(BaseModel):
+    user_id: int
+    name: str
+    pools: list[ProfilePool] = Field(description="every pool the player played rated")
+
+
 # --- admin -------------------------------------------------------------------------------
+
+
+class AdminHistoryRow(BaseModel):
+    pool: Pool
+    match_id: int | None = Field(description="null: a reset")
+    at: datetime
+    rating: int
+    provisional: bool
+    mu: float
+    sigma: float
+    place: int | None = Field(description="the place the update used (a leaver: last)")
+    reason: Literal["match", "reset"]
+
+
+class AdminLeave(BaseModel):
+    """A rated match the player left, or whose seat the timer forfeited."""
+
+    table_id: int
+    start_seq: int = Field(description="the match's start entry in the table's log")
+    reason: Literal["left", "forfeit"]
+    at: datetime
+
+
+class AdminCooldown(BaseModel):
+    score: float = Field(description="the leave score (decays with time and good matches)")
+    leaves: int = Field(description="every leave ever counted")
+    until: datetime | None = Field(description="the end of the bar; null: none")
+    seconds_left: int
+    changed_at: datetime | None
+
+
+class AdminRatings(BaseModel):
+    user_id: int
+    name: str
+    pools: list[ProfilePool]
+    history: list[AdminHistoryRow] = Field(description="the last 200 changes, oldest first")
+    leaves: list[AdminLeave] = Field(description="newest first")
+    cooldown: AdminCooldown
 
 
 class AdminNewTable(NewTable):

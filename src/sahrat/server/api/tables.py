@@ -100,10 +100,19 @@ async def create_table(
     body: NewTable, user: CurrentUser, hub: HubDep, request: Request
 ) -> TableInfo:
     """Open a table; its creator takes the first seat. A private table has an invite code.
-    An account may have only so many open tables (409 ``too_many_tables``)."""
+    An account may have only so many open tables (409 ``too_many_tables``). A rated
+    table (``rated``) is an admin's to open (403 ``rated_by_queue``): players get rated
+    play from the queue (docs/rating.md)."""
+    if body.rated and not user.is_admin:
+        raise http_error("rated_by_queue", "rated tables come from the queue: POST /api/queue")
     with table_errors():
         info = await hub.create_table(
-            user.id, body.game, body.options, body.private, address=address(request)
+            user.id,
+            body.game,
+            body.options,
+            body.private,
+            address=address(request),
+            rated=body.rated,
         )
     return table_info(info)
 

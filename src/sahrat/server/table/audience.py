@@ -37,6 +37,7 @@ from sahrat.server.table.protocol import (
     table_payload,
     update_payload,
 )
+from sahrat.server.table.rated import seat_rating
 from sahrat.server.table.seating import Seating
 from sahrat.server.table.services import TableServices
 
@@ -67,6 +68,8 @@ class Audience:
         invite_code: str | None,
         creator_id: int,
         on_away: Callable[[int], None],
+        rated: bool = False,
+        ratings: dict[int, tuple[int, bool]] | None = None,
     ) -> None:
         self._services = services
         self._engine = engine
@@ -79,6 +82,8 @@ class Audience:
         self._invite_code = invite_code
         self._creator_id = creator_id
         self._on_away = on_away  # a seat's grace period ran out
+        self._rated = rated
+        self._ratings = ratings if ratings is not None else {}  # the table's, kept current
         self.connections: dict[Connection, None] = {}  # a set that keeps arrival order
         self._grace: dict[int, asyncio.Task[None]] = {}
         self._table_message: asyncio.TimerHandle | None = None  # the next, merged one
@@ -154,14 +159,20 @@ class Audience:
                     away=seat in seating.away,
                     bot_level=seating.bots[seat],
                     left=seat in seating.left,
+                    rating=seat_rating(seating, seat, self._ratings) if self._rated else False,
                 )
                 for seat, owner in enumerate(seating.seats)
             ],
             seq=match.seq,
             seed_commitment=seed_commitment(match.seed) if match.seed else None,
-            rematch=sorted(seating.rematch_seats(not options.coin_table)) if finished else [],
+            rematch=(
+                sorted(seating.rematch_seats(not options.coin_table))
+                if finished and not self._rated
+                else []
+            ),
             spectators=[names.get(user, f"player {user}") for user in watching[:SPECTATORS_SHOWN]],
             spectator_count=len(watching),
+            rated=self._rated,
         )
 
     def shows_invite_code(self, viewer: int | None) -> bool:

@@ -10,6 +10,7 @@ import logging
 import time
 from typing import Any
 
+from sahrat.bots.levels import pause_factor
 from sahrat.rules.engine import Engine
 from sahrat.rules.errors import RuleError
 from sahrat.server.table.autoplay import BotSeats, suggest
@@ -59,10 +60,11 @@ class BotDriver:
             return
         if self._pending is not None and not self._pending.done():
             return
-        self._pending = asyncio.create_task(self._after_pause(position.seq, submit))
+        pause = pause_factor(self._game, self._engine.view(state, seat))  # harder: longer
+        self._pending = asyncio.create_task(self._after_pause(position.seq, submit, pause))
 
-    async def _after_pause(self, seq: int, submit: Submit) -> None:
-        await asyncio.sleep(self._settings.bot_delay_seconds)
+    async def _after_pause(self, seq: int, submit: Submit, pause: float = 1.0) -> None:
+        await asyncio.sleep(self._settings.bot_delay_seconds * pause)
         await submit("bot", self._turn(seq, submit))
 
     def _turn(self, seq: int, submit: Submit) -> MakeSteps:

@@ -54,9 +54,14 @@ class Host(Protocol):
     pace: Pace
     audience: Audience
     bots: BotDriver
+    rated: bool
+    ratings: dict[int, tuple[int, bool]]
 
     @property
     def players(self) -> int: ...
+
+    @property
+    def pool(self) -> str: ...
 
     @property
     def bots_allowed(self) -> bool: ...
@@ -105,6 +110,9 @@ async def join(table: Host, user_id: int, seat: int | None, address: str | None)
     if options.coin_table and services.settings.one_address_per_coin_table:
         seating.check_address(address)
     await services.check_can_sit(user_id, options.stake)
+    if table.rated:  # a player in a cool-down may not sit down to rated play
+        await services.check_rated(user_id)
+        table.ratings.update(await services.seat_ratings([user_id], table.pool))
     await services.store_seat(table.id, seat, user_id, None, False, address)
     seating.sit(seat, user_id, address)
     await _start_if_full(table)
@@ -148,6 +156,8 @@ async def leave(table: Host, user_id: int) -> None:
         # Stored before the answer (a restart must know the seat was left); a failure
         # is logged by the task itself.
         await asyncio.wait([stored])
+        if table.rated:
+            await _record_leave(table, user_id, "left")
         if seating.only_bots_play(table.bots_allowed):
             await _abandon(table)
             return
@@ -177,6 +187,10 @@ async def update_options(table: Host, options: dict[str, Any]) -> None:
     stored = parsed.to_json()
     await table.services.store_options(table.id, stored)
     match.set_options(stored)
+    if table.rated:  # the pool may have changed (Konkan to 51 or to 71)
+        owners = [owner for owner in table.seating.seats if owner is not None]
+        table.ratings.clear()
+        table.ratings.update(await table.services.seat_ratings(owners, table.pool))
     table.seating.resize(table.players)
     if any(owner is not None for owner in table.seating.seats):
         await _start_if_full(table)
@@ -228,16 +242,32 @@ async def forfeit_idle_seats(table: Host) -> None:
     """A seat the timer played for ``timer_turns_to_forfeit`` turns in a row is
     forfeited like a player who left: a bot plays it at a free table, the timer at a
     coin table (at a left seat's pace), and its player may come back and take it over."""
-    forfeited = False
+    forfeited: list[int] = []
     seating = table.seating
     for seat in table.match.tally.idle(table.services.settings.timer_turns_to_forfeit):
-        if seat not in seating.left and seating.seats[seat] is not None:
+        owner = seating.seats[seat]
+        if seat not in seating.left and owner is not None:
             level = table.bot_level if table.bots_allowed else None
             set_controller(table, seat, level, left=True)
-            forfeited = True
+            forfeited.append(owner)
     if forfeited:
+        if table.rated:  # a forfeit is a leave (docs/rating.md)
+            for owner in forfeited:
+                await _record_leave(table, owner, "forfeit")
         table.audience.table_changed()
         await hurry_left_seat(table)
+
+
+async def _record_leave(table: Host, user_id: int, reason: str) -> None:
+    """A rated match left (or forfeited): the player's cool-down, stored once per
+    match. Not stored (the database failed): logged, and the leave stands anyway (the
+    seat is last at the match's end all the same, being left)."""
+    try:
+        await table.services.record_rated_leave(
+            user_id, table.id, table.match.start_seq or 0, reason
+        )
+    except Exception:
+        table.log.exception("table %s: the rated leave of %s was not stored", table.id, user_id)
 
 
 async def hurry_left_seat(table: Host) -> None:
@@ -360,6 +390,8 @@ def _rematch_problem(table: Host, seat: int | None) -> tuple[str, str] | None:
     seating = table.seating
     if table.match.status != "finished":
         return "not_finished", "a rematch is asked for once the match is over"
+    if table.rated:
+        return "rated_no_rematch", "a rated table plays one match: ask for a new rated game"
     if seat is None:
         return "spectator", "spectators cannot ask for a rematch"
     if seat in seating.left:

@@ -107,6 +107,13 @@ class ErrorInfo(BaseModel):
     message: str = Field(description="what was wrong, in plain English")
 
 
+class SeatRating(BaseModel):
+    """A seat's rating at a rated table, in the table's pool (docs/rating.md)."""
+
+    value: int = Field(description="the shown number (1500 for a new player)")
+    provisional: bool = Field(description="still uncertain: shown with a ?")
+
+
 class TableSeat(BaseModel):
     seat: int
     user_id: int | None
@@ -116,6 +123,11 @@ class TableSeat(BaseModel):
     bot: bool = Field(default=False, description="a bot plays this seat now")
     bot_level: str | None = Field(default=None, description="the bot's level, when a bot plays")
     left: bool = Field(default=False, description="the owner walked away from the match")
+    rating: SeatRating | None = Field(
+        default=None,
+        description="at a rated table only: the seat's player's rating (a bot's fixed one), "
+        "null for an empty seat",
+    )
 
 
 class TableInfo(BaseModel):
@@ -142,6 +154,11 @@ class TableInfo(BaseModel):
         description="the names of the users watching (at most 50), in the order they came",
     )
     spectator_count: int = Field(default=0, description="how many users are watching")
+    rated: bool = Field(
+        default=False,
+        description="a rated table: its match moves its players' ratings (docs/rating.md); "
+        "it offers no rematch",
+    )
 
 
 class RoundBreak(BaseModel):
@@ -186,6 +203,23 @@ class Update(BaseModel):
     round_break: RoundBreak | None = Field(
         default=None, description="set when this step ended a round (deal) and a break began"
     )
+
+
+class RatingChange(BaseModel):
+    """One person's rating moved by a rated match."""
+
+    seat: int
+    user_id: int
+    before: int = Field(description="the shown number before the match")
+    after: int = Field(description="the shown number after it")
+    provisional: bool = Field(description="the new rating is still provisional")
+
+
+class RatingsInfo(BaseModel):
+    """A rated match's end moved its players' ratings (sent once it is stored)."""
+
+    pool: Literal["konkan51", "konkan71", "conquian"]
+    changes: list[RatingChange] = Field(description="one per person seated, by seat")
 
 
 class Reply(BaseModel):
@@ -242,9 +276,12 @@ def seat_payload(
     away: bool,
     bot_level: str | None,
     left: bool,
+    rating: tuple[int, bool] | Literal[False] | None = False,
 ) -> dict[str, Any]:
-    """One seat of a ``table`` payload (``TableSeat``)."""
-    return {
+    """One seat of a ``table`` payload (``TableSeat``); ``rating`` (shown number and
+    provisional flag, None for an empty seat) at a rated table only (False: not rated,
+    no ``rating`` key)."""
+    out: dict[str, Any] = {
         "seat": seat,
         "user_id": owner,
         "name": name,
@@ -254,6 +291,9 @@ def seat_payload(
         "bot_level": bot_level,
         "left": left,
     }
+    if rating is not False:
+        out["rating"] = None if rating is None else {"value": rating[0], "provisional": rating[1]}
+    return out
 
 
 def table_payload(
@@ -272,6 +312,7 @@ def table_payload(
     rematch: list[int],
     spectators: list[str],
     spectator_count: int,
+    rated: bool = False,
 ) -> dict[str, Any]:
     """The payload of a ``table`` message, and a snapshot's ``table`` (``TableInfo``)."""
     return {
@@ -289,6 +330,7 @@ def table_payload(
         "rematch": rematch,
         "spectators": spectators,
         "spectator_count": spectator_count,
+        "rated": rated,
     }
 
 
@@ -345,6 +387,11 @@ def reaction_payload(
     return {"seat": seat, "user_id": user_id, "name": name, "reaction": reaction}
 
 
+def ratings_payload(pool: str, changes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The payload of a ``ratings`` (``RatingsInfo``)."""
+    return {"pool": pool, "changes": changes}
+
+
 def hint_payload(action: dict[str, Any]) -> dict[str, Any]:
     """The payload of a ``hint`` (``HintInfo``): the action without its seat."""
     return {"action": {key: value for key, value in action.items() if key != "seat"}}
@@ -360,6 +407,7 @@ class ServerMessage(BaseModel):
         "break",
         "hint",
         "reaction",
+        "ratings",
         "error",
         "pong",
         "bye",
@@ -377,6 +425,7 @@ MESSAGE_PAYLOADS: dict[str, type[BaseModel] | None] = {
     "break": BreakInfo,
     "hint": HintInfo,
     "reaction": Reaction,
+    "ratings": RatingsInfo,
     "error": ErrorInfo,
     "pong": None,
     "bye": ErrorInfo,

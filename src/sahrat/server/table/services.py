@@ -68,6 +68,17 @@ class TableServices(Protocol):
     async def coin_balances(self, user_ids: list[int]) -> dict[int, int]:
         """Each user's coins now."""
 
+    async def check_rated(self, user_id: int) -> None:
+        """Raise ``TableError`` ``rated_cooldown`` if the user may not play rated now."""
+
+    async def seat_ratings(self, user_ids: list[int], pool: str) -> dict[int, tuple[int, bool]]:
+        """Each user's shown rating and provisional flag in ``pool``."""
+
+    async def record_rated_leave(
+        self, user_id: int, table_id: int, start_seq: int, reason: str
+    ) -> None:
+        """A player left a rated match (or was forfeited): their cool-down, once per match."""
+
     def background(self, task: asyncio.Task[None]) -> None:
         """Keep a task alive until it ends, and log it if it fails."""
 

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 import sahrat.server.table.lifecycle as lifecycle
+from sahrat.ratings import pool_of
 from sahrat.rules.engine import Engine
 from sahrat.rules.errors import RuleError
 from sahrat.rules.record import engine_for, options_for
@@ -31,7 +32,15 @@ from sahrat.server.table.errors import TableError
 from sahrat.server.table.match import Match
 from sahrat.server.table.moves import MakeSteps, Position, Step, Steps
 from sahrat.server.table.pace import Pace
-from sahrat.server.table.protocol import Command, accepted, break_payload, message, refusal
+from sahrat.server.table.protocol import (
+    Command,
+    accepted,
+    break_payload,
+    message,
+    ratings_payload,
+    refusal,
+)
+from sahrat.server.table.rated import rated_match
 from sahrat.server.table.seating import Seating
 from sahrat.server.table.services import TableServices
 from sahrat.store.log import Append
@@ -61,8 +70,12 @@ class Table:
         bots: list[str | None] | None = None,
         left: set[int] | None = None,
         addresses: dict[int, str] | None = None,
+        rated: bool = False,
     ) -> None:
         self.services = services
+        self.rated = rated  # its matches move ratings (docs/rating.md); no rematch
+        # a rated table's seated people's (shown number, provisional) in its pool
+        self.ratings: dict[int, tuple[int, bool]] = {}
         self.id = table_id
         self.log = logging.LoggerAdapter(log, {"table_id": table_id})
         self.game = game
@@ -89,6 +102,8 @@ class Table:
             invite_code=invite_code,
             creator_id=creator_id,
             on_away=partial(lifecycle.away, self),
+            rated=rated,
+            ratings=self.ratings,
         )
         self.bots = BotDriver(game, self.engine, self.seating, settings, self.log, table_id)
 
@@ -123,6 +138,11 @@ class Table:
 
     def spectators(self) -> list[int]:
         return self.audience.spectators()
+
+    @property
+    def pool(self) -> str:
+        """The rating pool of the table's matches (``sahrat.ratings.pool_of``)."""
+        return pool_of(self.game, self.options.to_json())
 
     @property
     def bots_allowed(self) -> bool:
@@ -260,6 +280,19 @@ class Table:
             if over
             else (None, [], [])
         )
+        rated = (
+            rated_match(
+                game=self.game,
+                options=self.options.to_json(),
+                row=match,
+                seating=self.seating,
+                table_id=self.id,
+                start_seq=self.match.start_seq or 0,
+                settings=self.services.settings,
+            )
+            if match is not None and self.rated
+            else None
+        )
         await self.services.writer.append(
             Append(
                 self.id,
@@ -270,6 +303,7 @@ class Table:
                 match=match,
                 match_players=players,
                 ledger=coins,
+                rated=rated,
             )
         )
         self.pace.adopt(plan)
@@ -279,6 +313,10 @@ class Table:
         if over:
             self.match.finish()
             self.pace.close()
+            if rated is not None:  # stored with the match: now everyone may know
+                for change in rated.changes:
+                    self.ratings[change["user_id"]] = (change["after"], change["provisional"])
+                self.audience.send_all("ratings", ratings_payload(rated.pool, rated.changes))
             self.broadcast_table()
             self.services.forget_later(self.id)
         else:
