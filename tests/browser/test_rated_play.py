@@ -258,6 +258,8 @@ def test_a_player_who_left_a_rated_match_sees_the_cooldown_in_arabic(
     page.wait_for_function("() => !!window.sahrat?.view")
     assert state(page)["info"]["rated"] is True
     page.locator("#leave-match").tap()
+    # Warned before leaving: last in the match, and a while away from rated play.
+    assert page.locator("#confirm p").inner_text() == AR["table.leave_rated_confirm"]
     page.locator("#confirm-yes").tap()
     # Back in the lobby: the cool-down comes with my account (GET /api/me), or with the
     # queue's refusal (403 rated_cooldown) if the button is tapped before that.

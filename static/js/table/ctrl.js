@@ -325,8 +325,11 @@ export class TableCtrl {
   }
 
   leaveMatch() {
-    const alone = this.aloneWithBots();
-    this.confirm(t(alone ? "table.leave_bot_game_confirm" : "table.leave_match_confirm"), () => { this.leave(); });
+    // A rated match's leaver is last in it and barred from rated play for a while
+    // (docs/rating.md), even alone with bots: say so before, not after.
+    const key = this.info?.rated ? "table.leave_rated_confirm"
+      : this.aloneWithBots() ? "table.leave_bot_game_confirm" : "table.leave_match_confirm";
+    this.confirm(t(key), () => { this.leave(); });
   }
 
   // --- the sheet, the summary, the match's end -----------------------------------------
