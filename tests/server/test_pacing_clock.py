@@ -79,12 +79,16 @@ def test_a_cancelled_wake_up_never_runs_and_the_clock_can_be_set_again() -> None
 def test_many_moves_in_a_row_end_in_one_wake_up_at_the_last_deadline() -> None:
     async def scenario() -> None:
         clock, wakeups = Clock(), Wakeups()
-        start = time.time()
-        last = start
-        for move in range(50):  # each move pushes the deadline a little later
-            last = start + 0.1 + move * 0.004
+        last = time.time()
+        # Each move sets the deadline a turn's length after itself, as the turn clock
+        # does; the moves go on for longer than one such turn (50 x 5 ms > 0.2 s), so
+        # the loop's timer, kept from the first move, fires early and sets itself again.
+        # (A deadline fixed in advance instead passes whenever a loaded machine runs
+        # the moves slower than planned, and then its wake-up is rightly due.)
+        for move in range(50):
+            last = time.time() + 0.2
             clock.at(last, wakeups.maker(f"move {move}"))
-            await asyncio.sleep(0.002)
+            await asyncio.sleep(0.005)
         await wakeups.wait_for(1)
         await asyncio.sleep(0.1)
         assert [name for name, _ in wakeups.fired] == ["move 49"]
