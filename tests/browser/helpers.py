@@ -139,6 +139,22 @@ def close_summary(page: Any) -> None:
         button.click()
 
 
+def press_continue(page: Any) -> None:
+    """Press "continue" on a round's summary if it is there and enabled, found and
+    pressed in one step (the break can end, and the button go, between two steps)."""
+    page.evaluate("() => document.querySelector('#summary-continue:not([disabled])')?.click()")
+
+
+def close_round_summary(page: Any) -> None:
+    """Close a round's (deal's) summary, as a player done reading it, unless the match is
+    over (its summary carries the result). Checked and clicked in one step in the page:
+    an update between a check here and a click there could end the match in between."""
+    page.evaluate(
+        """() => { if (!window.sahrat?.view?.match_over)
+            document.querySelector('#summary-close')?.click(); }"""
+    )
+
+
 # Elements that reach out of the viewport sideways (cut text, a page that scrolls sideways).
 OUTSIDE = """() => [...document.querySelectorAll('body *')].filter((e) => {
     const r = e.getBoundingClientRect();

@@ -18,6 +18,7 @@ from .conftest import DESKTOP, PHONE
 from .helpers import (
     axe_violations,
     bot_action,
+    close_round_summary,
     close_summary,
     match_over,
     my_turn,
@@ -97,8 +98,7 @@ def play_until_over(pages: list[Any], budget: float, on_turn: Any = None) -> Non
         assert time.monotonic() < end, "the match did not end in time"
         moved = False
         for page in pages:
-            if not match_over(page):
-                close_summary(page)  # a player done reading: the next round waits for all
+            close_round_summary(page)  # a player done reading: the next round waits for all
             if not my_turn(page):
                 continue
             current = state(page)

@@ -29,6 +29,7 @@ from .helpers import (
     bot_action,
     play_conquian,
     play_konkan,
+    press_continue,
     screenshot,
     seq,
     state,
@@ -280,10 +281,8 @@ def play_checked(page: Any, where: str, turns: int | None, gestures: list[str]) 
         if page.evaluate("() => !!window.sahrat.view?.match_over"):
             break
         if page.locator("dialog#summary[open]").count():
-            if page.locator("#summary-continue:not([disabled])").count():
-                page.click("#summary-continue")
-            else:
-                page.wait_for_timeout(200)
+            press_continue(page)
+            page.wait_for_timeout(200)
             continue
         if not wait_mine(page, 3_000):
             continue
@@ -466,8 +465,7 @@ def test_a_conquian_take_in_one_tap(phone: Any) -> None:
     while not taken:
         assert time.monotonic() < end, "no face-up card fitted my hand in time"
         if page.locator("dialog#summary[open]").count():
-            if page.locator("#summary-continue:not([disabled])").count():
-                page.click("#summary-continue")
+            press_continue(page)
             page.wait_for_timeout(200)
             continue
         if page.evaluate("() => !!window.sahrat.view?.match_over"):

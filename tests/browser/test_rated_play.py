@@ -34,7 +34,7 @@ from .helpers import (
     Server,
     axe_violations,
     bot_action,
-    close_summary,
+    close_round_summary,
     match_over,
     my_turn,
     screenshot,
@@ -112,7 +112,7 @@ def play_out(pages: list[Any], budget: float) -> None:
         for page in pages:
             if match_over(page):
                 continue
-            close_summary(page)
+            close_round_summary(page)
             if not my_turn(page):
                 continue
             before = seq(page)

@@ -294,6 +294,13 @@ def test_the_browsers_language_is_the_first_language(
         context.close()
 
 
+# Each seat's sentence, role and first word beside the hand counts of the same moment.
+SEAT_SENTENCES = """() => [[...document.querySelectorAll('#seats .seat')].map((box) => ({
+    role: box.getAttribute('role'), label: box.getAttribute('aria-label') || '',
+    seat: Number(box.dataset.seat), first: box.innerText.trim().split(/\\s+/)[0] })),
+  window.sahrat.view.hand_counts]"""
+
+
 @pytest.mark.parametrize("lang", ["ar", "en"])
 def test_the_table_in_words(new_page: Any, lang: str) -> None:
     words = CATALOGUE[lang]
@@ -310,16 +317,20 @@ def test_the_table_in_words(new_page: Any, lang: str) -> None:
         assert card.get_attribute("aria-label") == spoken(words, card.get_attribute("data-card"))
     seats = page.locator("#seats .seat")
     assert seats.count() == 2
-    for box in seats.all():
-        assert box.get_attribute("role") == "group"
-        sentence = box.get_attribute("aria-label") or ""
-        seat = int(box.get_attribute("data-seat") or -1)
-        count = state(page)["view"]["hand_counts"][seat]
-        assert sentence.startswith(
-            words["table.you"] if seat == me else box.inner_text().split()[0]
-        )
-        assert fill(words["seat.cards"], n=count) in sentence, sentence
-        assert fill(words["seat.points"], n=0) in sentence, sentence
+    # The bot plays on while this reads: each seat's sentence is read with the counts of
+    # the same moment (one step in the page), and again once a move is drawn.
+    sentences: list[dict[str, Any]] = []
+    for _ in range(50):
+        sentences, counts = page.evaluate(SEAT_SENTENCES)
+        if all(fill(words["seat.cards"], n=counts[s["seat"]]) in s["label"] for s in sentences):
+            break
+        page.wait_for_timeout(100)
+    for sentence in sentences:
+        assert sentence["role"] == "group"
+        label, seat = sentence["label"], sentence["seat"]
+        assert label.startswith(words["table.you"] if seat == me else sentence["first"])
+        assert fill(words["seat.cards"], n=counts[seat]) in label, (label, counts)
+        assert fill(words["seat.points"], n=0) in label, label
     assert not SYMBOLS.search(page.inner_text("#seats")), page.inner_text("#seats")
     assert page.locator("#seats .total").first.inner_text().startswith(words["sheet.points"])
     rules = page.locator("#rules-link")
