@@ -13,6 +13,10 @@ from openskill.models import PlackettLuce
 from sahrat import ratings
 from sahrat.ratings import (
     BOT,
+    NO_OPPONENT,
+    REPEAT,
+    SHORT,
+    Contender,
     Cooldown,
     CooldownRule,
     Rating,
@@ -22,6 +26,7 @@ from sahrat.ratings import (
     final_ranks,
     pool_of,
     rate,
+    rate_each,
     seconds_left,
 )
 
@@ -94,6 +99,100 @@ def test_winning_raises_and_losing_lowers() -> None:
     winner, loser = rate([Rating(), Rating()], [1, 2], [False, False])
     assert winner.mu > 25 > loser.mu
     assert winner.sigma < 25 / 3 and loser.sigma < 25 / 3
+
+
+# --- who a match is rated against (docs/rating.md) ------------------------------------------
+
+TABLE = [(30.0, 4.0), (22.0, 6.5), (25.0, 25 / 3), (27.0, 3.0)]
+RANKS = [2, 1, 4, 3]
+
+
+def test_when_everyone_counts_each_update_is_the_joint_one() -> None:
+    seats = [
+        Contender(Rating(mu, sigma), rank) for (mu, sigma), rank in zip(TABLE, RANKS, strict=True)
+    ]
+    got = rate_each(seats, played=True)
+    for outcome, theirs in zip(got, openskill_rate(TABLE, RANKS), strict=True):
+        assert outcome.unrated is None
+        assert (outcome.rating.mu, outcome.rating.sigma) == pytest.approx(theirs, abs=1e-12)
+
+
+def test_a_seat_hardly_played_feeds_nobody_but_is_rated_itself() -> None:
+    # seat 1 (hardly played) won: the others are rated as if it had not been there; it
+    # is rated against all of them
+    seats = [
+        Contender(Rating(*TABLE[0]), 2),
+        Contender(Rating(*TABLE[1]), 1, played=False),
+        Contender(BOT, 4, bot=True),
+        Contender(Rating(*TABLE[3]), 3),
+    ]
+    got = rate_each(seats, played=True)
+    without = openskill_rate([TABLE[0], (BOT.mu, BOT.sigma), TABLE[3]], [2, 4, 3])
+    assert (got[0].rating.mu, got[0].rating.sigma) == pytest.approx(without[0], abs=1e-12)
+    assert (got[3].rating.mu, got[3].rating.sigma) == pytest.approx(without[2], abs=1e-12)
+    everyone = openskill_rate([TABLE[0], TABLE[1], (BOT.mu, BOT.sigma), TABLE[3]], RANKS)
+    assert (got[1].rating.mu, got[1].rating.sigma) == pytest.approx(everyone[1], abs=1e-12)
+    assert got[2].rating == BOT and all(o.unrated is None for o in got)
+
+
+def test_a_pair_met_too_often_is_left_out_of_each_others_update() -> None:
+    seats = [
+        Contender(Rating(mu, sigma), rank) for (mu, sigma), rank in zip(TABLE, RANKS, strict=True)
+    ]
+    got = rate_each(seats, played=True, repeats={frozenset((0, 1))})
+    alone = openskill_rate([TABLE[0], TABLE[2], TABLE[3]], [2, 4, 3])
+    assert (got[0].rating.mu, got[0].rating.sigma) == pytest.approx(alone[0], abs=1e-12)
+    alone = openskill_rate([TABLE[1], TABLE[2], TABLE[3]], [1, 4, 3])
+    assert (got[1].rating.mu, got[1].rating.sigma) == pytest.approx(alone[0], abs=1e-12)
+    # the others still meet both
+    joint = openskill_rate(TABLE, RANKS)
+    assert (got[2].rating.mu, got[2].rating.sigma) == pytest.approx(joint[2], abs=1e-12)
+
+
+def test_two_seats_that_met_too_often_do_not_move() -> None:
+    seats = [Contender(Rating(30, 4), 1), Contender(Rating(20, 4), 2)]
+    got = rate_each(seats, played=True, repeats={frozenset((0, 1))})
+    assert [(o.rating, o.unrated) for o in got] == [
+        (Rating(30, 4), REPEAT),
+        (Rating(20, 4), REPEAT),
+    ]
+
+
+def test_nobody_moves_after_a_match_not_really_played() -> None:
+    seats = [Contender(Rating(30, 4), 1), Contender(BOT, 2, bot=True)]
+    got = rate_each(seats, played=False)
+    assert [(o.rating, o.unrated) for o in got] == [(Rating(30, 4), SHORT), (BOT, None)]
+
+
+def test_a_guest_feeds_guests_and_bots_only() -> None:
+    # an account, a guest and a bot: the account is rated against the bot alone; the
+    # guest against both
+    table = [(26.0, 5.0), (24.0, 7.0), (BOT.mu, BOT.sigma)]
+    seats = [
+        Contender(Rating(*table[0]), 2),
+        Contender(Rating(*table[1]), 1, guest=True),
+        Contender(BOT, 3, bot=True),
+    ]
+    got = rate_each(seats, played=True)
+    alone = openskill_rate([table[0], table[2]], [2, 3])
+    assert (got[0].rating.mu, got[0].rating.sigma) == pytest.approx(alone[0], abs=1e-12)
+    joint = openskill_rate(table, [2, 1, 3])
+    assert (got[1].rating.mu, got[1].rating.sigma) == pytest.approx(joint[1], abs=1e-12)
+    # two guests rate each other as two accounts would
+    two = [Contender(Rating(), 1, guest=True), Contender(Rating(), 2, guest=True)]
+    joint = openskill_rate([(25.0, 25 / 3)] * 2, [1, 2])
+    for outcome, theirs in zip(rate_each(two, played=True), joint, strict=True):
+        assert (outcome.rating.mu, outcome.rating.sigma) == pytest.approx(theirs, abs=1e-12)
+
+
+def test_with_nobody_who_counts_a_rating_stays() -> None:
+    # two seats neither of which really played: nobody to be rated against
+    seats = [Contender(Rating(), 1, played=False), Contender(Rating(), 2, played=False)]
+    got = rate_each(seats, played=True)
+    assert [(o.rating, o.unrated) for o in got] == [
+        (Rating(), NO_OPPONENT),
+        (Rating(), NO_OPPONENT),
+    ]
 
 
 def test_one_seat_is_no_match() -> None:
@@ -212,3 +311,37 @@ def test_no_decay_when_switched_off() -> None:
     state = after_leave(Cooldown(), T0, rule)
     state = after_completed(state, T0 + timedelta(days=100), rule)
     assert state.score == 1.0
+
+
+# --- what the table hands the store: a match really played, each person's own turns ----
+
+
+@pytest.mark.parametrize(
+    ("rounds", "played"),
+    [
+        ([{"winner": 0}, {"winner": 1}, {"winner": 0}], True),  # three rounds gone out
+        ([{"winner": 0}, {"winner": None}, {"winner": 1}], False),  # one of them void
+        ([{"winner": 0}], False),  # a one-round table
+    ],
+)
+def test_a_rated_match_is_played_by_the_counted_match_minimums(
+    rounds: list[dict[str, int | None]], played: bool
+) -> None:
+    from sahrat.server.table.rated import rated_match
+    from sahrat.server.table.seating import Seating
+    from sahrat.settings import Settings
+
+    rated = rated_match(
+        game="konkan",
+        options={"players": 2},
+        row={"score_sheet": {"rounds": rounds, "places": [1, 2]}, "winner_seat": 0},
+        players=[{"seat": 0, "own_turns": 12}, {"seat": 1, "own_turns": 4}],
+        seating=Seating(seats=[7, 8], bots=[None, None]),
+        table_id=1,
+        start_seq=0,
+        settings=Settings(),
+        now=T0,
+    )
+    assert rated.played is played  # the defaults: 3 rounds ended by a player going out
+    assert [seat.own_turns for seat in rated.seats] == [12, 4]
+    assert rated.min_turns == 10 and rated.repeat_limit == 3

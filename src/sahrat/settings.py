@@ -144,6 +144,20 @@ class Settings(BaseSettings):
         description="rated matches played to the end that take one off a player's leave "
         "score (0: never)",
     )
+    rated_repeat_limit: int = Field(
+        default=3,
+        ge=0,
+        alias="SAHRAT_RATED_REPEAT_LIMIT",
+        description="rated matches two accounts may play together within "
+        "SAHRAT_RATED_REPEAT_HOURS that count for each other's ratings; past it they are "
+        "left out of each other's updates (0: no limit)",
+    )
+    rated_repeat_hours: float = Field(
+        default=24.0,
+        gt=0,
+        alias="SAHRAT_RATED_REPEAT_HOURS",
+        description="the window of SAHRAT_RATED_REPEAT_LIMIT",
+    )
     finished_table_seconds: float = Field(
         default=120.0,
         alias="SAHRAT_FINISHED_TABLE_SECONDS",

@@ -17,7 +17,7 @@ import { avatar } from "./avatar.js";
 /** @typedef {{ rating: number, provisional: boolean, games: number }} PoolRating  one of /api/me's */
 /** @typedef {{ seconds_left: number, until?: string }} Cooldown */
 /** @typedef {{ ratings: Record<string, PoolRating>, cooldown: Cooldown | null, at: number }} Mine */
-/** @typedef {{ seat: number, user_id: number | null, before: number, after: number, provisional: boolean }} RatingChange */
+/** @typedef {{ seat: number, user_id: number | null, before: number, after: number, provisional: boolean, unrated?: "short" | "repeat" | "no_opponent" | null }} RatingChange  unrated: why it did not move (docs/rating.md) */
 /** @typedef {{ pool: string, changes: RatingChange[] }} RatingsMessage  the table's `ratings` message */
 /** @typedef {{ match_id: number | null, at: string, rating: number, provisional: boolean }} HistoryPoint */
 /** @typedef {{ pool: string, rating: number, provisional: boolean, games: number, history: HistoryPoint[] }} ProfilePool */
@@ -269,7 +269,8 @@ export function ratingChanges(make, ctrl) {
         make("span.change-values",
           make("bdi.before", String(c.before)), arrow,
           make("bdi.after", ratingText(c.after, c.provisional))),
-        make("span.delta", { dir: "ltr", title: t("rating.change_words", { n: signedChange(delta) }) }, signedChange(delta)));
+        c.unrated ? make("span.unrated", t(`rating.unrated.${c.unrated}`))
+          : make("span.delta", { dir: "ltr", title: t("rating.change_words", { n: signedChange(delta) }) }, signedChange(delta)));
     })));
 }
 /** @type {RatingsMessage | null} */

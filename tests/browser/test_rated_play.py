@@ -47,8 +47,10 @@ AR = json.loads((REPO / "static" / "i18n" / "ar.json").read_text(encoding="utf-8
 
 # The server for this file: the queue forms tables every fifth of a second, and a lone
 # player gets a bot after a few seconds (the first test's two players queue together,
-# well within it).
+# well within it). A match counts for its players' ratings whatever the turns each
+# played (docs/rating.md: 10 of one's own by default, which a quick deal may not give).
 QUEUE_ENV = {
+    "SAHRAT_COUNTED_MIN_TURNS": "1",
     "SAHRAT_QUEUE_WAVE_SECONDS": "0.2",
     "SAHRAT_QUEUE_BOT_WAIT_SECONDS": "8",
     "SAHRAT_QUEUE_STALE_SECONDS": "15",

@@ -219,6 +219,17 @@ class Api:
         assert data["user"]["guest"] is True
         return data["token"], data["user"]
 
+    async def account(self, prefix: str = "p") -> tuple[str, dict[str, Any]]:
+        """A registered account of its own (a random name), signed in."""
+        name = f"{prefix}{secrets.token_hex(4)}"
+        response = await self.http.post(
+            "/api/users", json={"name": name, "password": "long enough"}
+        )
+        assert response.status_code == 201, response.text
+        data = response.json()
+        assert data["user"]["guest"] is False
+        return data["token"], data["user"]
+
     async def create_table(self, token: str, game: str, options: dict[str, Any]) -> Message:
         response = await self.http.post(
             "/api/tables",

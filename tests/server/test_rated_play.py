@@ -1,8 +1,11 @@
 """Rated play on a real server (SQLite, then PostgreSQL), with real accounts over the
 WebSocket (docs/rating.md): an admin's rated table, people and a bot playing whole
 one-round matches. Every rating stored and shown is what openskill's own Plackett–Luce
-``rate()`` gives for the places in the match's score sheet; a player who leaves, or
-whose seat the timer forfeits, is last and gets a cool-down from rated play."""
+``rate()`` gives for the places in the match's score sheet, each person rated against
+the opponents that count for them (docs/rating.md, "What a match is rated against"):
+bots, and accounts that played the match and have not met them too often lately; a
+player who leaves, or whose seat the timer forfeits, is last and gets a cool-down from
+rated play."""
 
 from __future__ import annotations
 
@@ -17,10 +20,13 @@ from sahrat import wire_schemas
 
 from .harness import Api, ServerProcess, WireClient, auth_headers, make_admin, play_seat
 
-MODULE_SERVER_ENV = {"SAHRAT_BOT_DELAY_SECONDS": "0"}
+# One-round matches are really played here, and a seat with one turn of its own counts
+# (the defaults ask for 3 rounds and 10 turns: test_rating_farming.py).
+PLAYED_ENV = {"SAHRAT_COUNTED_MIN_ROUNDS": "1", "SAHRAT_COUNTED_MIN_TURNS": "1"}
+MODULE_SERVER_ENV = {"SAHRAT_BOT_DELAY_SECONDS": "0", **PLAYED_ENV}
 # the timer plays an idle seat's turn after 2 s, and one such turn forfeits the seat
 FORFEIT_ENV = {
-    "SAHRAT_BOT_DELAY_SECONDS": "0",
+    **MODULE_SERVER_ENV,
     "SAHRAT_TURN_SECONDS_OVERRIDE": "2",
     "SAHRAT_TIMER_TURNS_TO_FORFEIT": "1",
 }
@@ -40,6 +46,15 @@ def expected_after(ranks: list[int], bots: set[int]) -> dict[int, tuple[int, boo
         for seat, team in enumerate(rated)
         if seat not in bots
     }
+
+
+def rated_against(ranks: list[int], me: int, field: list[int]) -> tuple[int, bool]:
+    """What openskill gives new player ``me`` rated against the seats ``field`` only
+    (everyone new, bots too), with their ranks in the match."""
+    model = PlackettLuce()
+    seats = [me, *field]
+    rated = model.rate([[model.rating()] for _ in seats], ranks=[ranks[s] for s in seats])
+    return round(1500 + 40 * (rated[0][0].mu - 25)), rated[0][0].sigma > 6.0
 
 
 async def login(api: Api, admin: tuple[str, str]) -> str:
@@ -141,7 +156,8 @@ async def _whole_match(server: ServerProcess, admin: tuple[str, str]) -> None:
     api = Api(server)
     try:
         boss = await login(api, admin)
-        guest, guest_user = await api.guest()
+        # a registered account: it counts as an opponent for the others (a guest would not)
+        guest, guest_user = await api.account()
         # only an admin opens a rated table: players get rated play from the queue
         refused = await api.http.post(
             "/api/tables",
@@ -174,9 +190,9 @@ async def _whole_match(server: ServerProcess, admin: tuple[str, str]) -> None:
         assert sent[0]["pool"] == "konkan51"
         users = [seat["user_id"] for seat in info["seats"]]
         assert [
-            (c["seat"], c["user_id"], c["before"], c["after"], c["provisional"])
+            (c["seat"], c["user_id"], c["before"], c["after"], c["provisional"], c["unrated"])
             for c in sent[0]["changes"]
-        ] == [(seat, users[seat], 1500, *want[seat]) for seat in (0, 1)]
+        ] == [(seat, users[seat], 1500, *want[seat], None) for seat in (0, 1)]
         admin_id = users[0]
         await check_stored(api, admin_id, boss, int(match["id"]), want[0])
         await check_stored(api, int(guest_user["id"]), guest, int(match["id"]), want[1])
@@ -240,11 +256,12 @@ async def _leaver(server: ServerProcess, admin: tuple[str, str]) -> None:
         # the leaver is last whatever the bot in their seat did; the others by the engine
         ranks = competition([(0, places[0]), (1, 0), (0, places[2])])
         assert ranks[1] == 3
-        want = expected_after(ranks, bots={2})
+        # the leaver made no move: they are rated (last) against the others, but do not
+        # count for them; the admin is rated against the bot alone
         changes = (await ratings_message(me))["changes"]
-        assert [(c["user_id"], c["after"]) for c in changes] == [
-            (match["players"][0], want[0][0]),
-            (guest_id, want[1][0]),
+        assert [(c["user_id"], c["after"], c["unrated"]) for c in changes] == [
+            (match["players"][0], rated_against(ranks, 0, [2])[0], None),
+            (guest_id, rated_against(ranks, 1, [0, 2])[0], None),
         ]
 
         # the admin's view: the place the update used, the leave, the cool-down
@@ -294,9 +311,11 @@ async def _forfeited(server: ServerProcess, admin: tuple[str, str]) -> None:
         match = await finished_match(api, table_id)
         want = expected_after([1, 2], bots=set())  # the forfeited seat last
         changes = (await ratings_message(me))["changes"]
-        assert [(c["seat"], c["user_id"], c["after"]) for c in changes] == [
-            (0, match["players"][0], want[0][0]),
-            (1, guest_id, want[1][0]),
+        # the forfeited guest never moved: rated (last) against the admin, but nobody
+        # the admin was rated against: their rating stays
+        assert [(c["seat"], c["user_id"], c["after"], c["unrated"]) for c in changes] == [
+            (0, match["players"][0], 1500, "no_opponent"),
+            (1, guest_id, want[1][0], None),
         ]
         seen = await api.get(f"/api/admin/players/{guest_id}/cooldown", boss)
         assert seen["leaves"] == 1 and seen["seconds_left"] > 0, seen
@@ -346,9 +365,12 @@ async def _restarted(server: ServerProcess, admin: tuple[str, str]) -> None:
         await play_seat(me, "konkan")
         match = await finished_match(api, table_id)
         places = engine_places(match)
-        want = expected_after(competition([(0, places[0]), (1, 0), (0, places[2])]), bots={2})
+        ranks = competition([(0, places[0]), (1, 0), (0, places[2])])
         changes = (await ratings_message(me))["changes"]
-        assert [c["after"] for c in changes] == [want[0][0], want[1][0]]
+        assert [c["after"] for c in changes] == [
+            rated_against(ranks, 0, [2])[0],  # the leaver made no move: not counted
+            rated_against(ranks, 1, [0, 2])[0],
+        ]
         seen = await api.get(f"/api/admin/players/{guest_id}/ratings", boss)
         assert [(h["match_id"], h["place"]) for h in seen["history"]] == [(match["id"], 3)]
         assert seen["pools"][0]["games"] == 1

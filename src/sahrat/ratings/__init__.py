@@ -16,6 +16,13 @@ the tables and the matchmaking queue all compute the same thing.
   **provisional** (shown with a "?") while its ``sigma`` is above a threshold, and
   only settled ratings are ranked. (The ordinal ``mu - 3 sigma`` would rise with the
   number of matches played at an even record: a farmer's number, not a player's.)
+* **Who counts** (:func:`rate_each`): a rating moves only from a match that was really
+  played, and only against the opponents that count for it: bots, and people who
+  really played the match and have not met this player too often lately; a guest
+  counts for guests only. A seat its player hardly played, a too-frequent opponent,
+  and a guest (for an account) are left out of the update, so no throwaway account,
+  no seat left at once and no partner met again and again can feed an account's
+  rating (docs/rating.md, "What a match is rated against").
 * A **cool-down** (modeled on lichess's playban): each leave of a rated match adds one to
   a player's leave score and bars them from rated play for a while that grows with the
   score; the score shrinks with time and with rated matches played to the end.
@@ -24,7 +31,7 @@ the tables and the matchmaking queue all compute the same thing.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -102,6 +109,82 @@ def rate(ratings: Sequence[Rating], ranks: Sequence[int], fixed: Sequence[bool])
         old if keep else Rating(float(team[0].mu), float(team[0].sigma))
         for old, team, keep in zip(ratings, new, fixed, strict=True)
     ]
+
+
+# --- who a match is rated against -------------------------------------------------------
+
+# Why a person's rating did not move (docs/rating.md, "What a match is rated against").
+SHORT = "short"  # the match was not really played (too few rounds or deals won)
+REPEAT = "repeat"  # every opponent who counted was met too often lately
+NO_OPPONENT = "no_opponent"  # nobody at the table counted as an opponent
+
+
+@dataclass(frozen=True)
+class Contender:
+    """A seat of a finished rated match, as the update sees it: its rating before, its
+    final rank (:func:`final_ranks`), whether it is a bot's own seat, whether its
+    person really played it (``played``: enough turns of their own), and whether that
+    person is a guest."""
+
+    rating: Rating
+    rank: int
+    bot: bool = False
+    played: bool = True
+    guest: bool = False
+
+    def counts_for(self, other: Contender) -> bool:
+        """Whether this seat is an opponent in ``other``'s update: a bot always; a
+        person who really played, and, if a guest, only for another guest."""
+        return self.bot or (self.played and (not self.guest or other.guest))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A seat's rating after the match, and why it did not move (None: it moved)."""
+
+    rating: Rating
+    unrated: str | None = None
+
+
+def rate_each(
+    seats: Sequence[Contender], *, played: bool, repeats: Collection[frozenset[int]] = ()
+) -> list[Outcome]:
+    """Each seat's rating after a match, each person rated against the opponents that
+    count for them.
+
+    A person's update is openskill's Plackett–Luce update of the person (at their
+    rating) and every other seat that counts for them (:meth:`Contender.counts_for`:
+    bots at their fixed rating, people who really played), less those paired with the
+    person in ``repeats``
+    (seat pairs met too often lately). The ranks are the seats' final ranks among those
+    taking part. Nobody's rating moves when the match was not really ``played``; a
+    person with no opponent left keeps theirs. When every seat counts and no pair
+    repeats, this is exactly one joint update of the whole table (each seat's new
+    rating depends on the others' ratings before the match only). A bot's seat keeps
+    its rating."""
+    out: list[Outcome] = []
+    for me, seat in enumerate(seats):
+        if seat.bot:
+            out.append(Outcome(seat.rating))
+            continue
+        if not played:
+            out.append(Outcome(seat.rating, SHORT))
+            continue
+        counting = [
+            other for other, them in enumerate(seats) if other != me and them.counts_for(seat)
+        ]
+        field = [other for other in counting if frozenset((me, other)) not in repeats]
+        if not field:
+            out.append(Outcome(seat.rating, REPEAT if counting else NO_OPPONENT))
+            continue
+        taking_part = [me, *field]
+        new = rate(
+            [seats[i].rating for i in taking_part],
+            [seats[i].rank for i in taking_part],
+            [i != me for i in taking_part],
+        )
+        out.append(Outcome(new[0]))
+    return out
 
 
 # --- the cool-down of a leaver ------------------------------------------------------------

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from sahrat import ratings as model
 from sahrat.ratings import BOT, Cooldown, CooldownRule, Rating
 
-from .models import RatedCooldown, RatedLeave, RatingHistory, User
+from .models import GameTable, Match, MatchPlayer, RatedCooldown, RatedLeave, RatingHistory, User
 from .models import Rating as RatingRow
 
 BOARD_DAYS = 30  # the leaderboard shows ratings played in the last 30 days
@@ -122,18 +123,27 @@ class RatedSeat:
     user_id: int | None
     place: int | None
     left: bool
+    own_turns: int = 0  # turns with a move of the player's own in this match
 
 
 @dataclass
 class RatedMatch:
     """What a rated match's end writes besides its rows; ``changes`` is filled by
-    :func:`settle_match` (one per person: seat, user_id, before, after, provisional)."""
+    :func:`settle_match` (one per person: seat, user_id, before, after, provisional,
+    unrated)."""
 
     pool: str
     table_id: int
     start_seq: int
     at: datetime
     seats: list[RatedSeat]
+    # the counted-match rule's (docs/rating.md, "What a match is rated against"): the
+    # match was really played; the own turns a person needs to count for the others;
+    # rated matches two accounts may play together within repeat_hours that count
+    played: bool = True
+    min_turns: int = 0
+    repeat_limit: int = 0
+    repeat_hours: float = 24.0
     provisional_sigma: float = model.PROVISIONAL_SIGMA
     cooldown: CooldownRule = field(default_factory=CooldownRule)
     changes: list[dict[str, Any]] = field(default_factory=list)
@@ -159,34 +169,98 @@ async def leavers_of(session: AsyncSession, table_id: int, start_seq: int) -> se
     return {int(user_id) for user_id in rows}
 
 
-async def settle_match(session: AsyncSession, match_id: int, rated: RatedMatch) -> None:
-    """Move the ratings of a finished rated match's people, in the caller's transaction
-    (the one writing the match's rows): places from the engine, a seat left at the end
-    or left at any time during the match last; bots at their fixed rating. A history
-    row per person; a person who played it to the end shrinks their leave score."""
-    pool, at = rated.pool, rated.at
+async def met_lately(
+    session: AsyncSession, user_ids: Sequence[int], since: datetime, match_id: int
+) -> dict[frozenset[int], int]:
+    """How many finished rated matches (other than ``match_id``) each pair of these
+    users played together since ``since``: every such match, whether it moved their
+    ratings or not."""
+    if len(user_ids) < 2:
+        return {}
+    one, two = aliased(MatchPlayer), aliased(MatchPlayer)
+    query = (
+        select(one.user_id, two.user_id, func.count())
+        .join(two, and_(two.match_id == one.match_id, two.user_id > one.user_id))
+        .join(Match, Match.id == one.match_id)
+        .join(GameTable, GameTable.id == Match.table_id)
+        .where(
+            one.user_id.in_(list(user_ids)),
+            two.user_id.in_(list(user_ids)),
+            GameTable.rated.is_(True),
+            Match.finished_at >= since,
+            Match.id != match_id,
+        )
+        .group_by(one.user_id, two.user_id)
+    )
+    return {frozenset((int(a), int(b))): int(n) for a, b, n in await session.execute(query)}
+
+
+async def _contenders(
+    session: AsyncSession, rated: RatedMatch, match_id: int, current: dict[int, RatingRow]
+) -> tuple[list[model.Contender], set[frozenset[int]], list[bool]]:
+    """The seats as the update sees them (docs/rating.md, "What a match is rated
+    against"), the seat pairs met too often lately, and who left at some point."""
     people = [seat.user_id for seat in rated.seats if seat.user_id is not None]
-    current = await _current(session, people, pool)
+    guests = set(
+        (await session.scalars(select(User.id).where(User.id.in_(people), User.guest))).all()
+    )
     gone_ever = await leavers_of(session, rated.table_id, rated.start_seq)
     left = [seat.left or seat.user_id in gone_ever for seat in rated.seats]
     ranks = model.final_ranks([seat.place for seat in rated.seats], left)
-    before = [
-        BOT
-        if seat.user_id is None
-        else (
-            Rating(current[seat.user_id].mu, current[seat.user_id].sigma)
-            if seat.user_id in current
-            else Rating()
-        )
-        for seat in rated.seats
-    ]
-    after = model.rate(before, ranks, [seat.user_id is None for seat in rated.seats])
+    seats = []
+    for seat, rank in zip(rated.seats, ranks, strict=True):
+        if seat.user_id is None:
+            seats.append(model.Contender(BOT, rank, bot=True))
+            continue
+        row = current.get(seat.user_id)
+        before = Rating(row.mu, row.sigma) if row is not None else Rating()
+        played, guest = seat.own_turns >= rated.min_turns, seat.user_id in guests
+        seats.append(model.Contender(before, rank, played=played, guest=guest))
+    repeats: set[frozenset[int]] = set()
+    if rated.repeat_limit > 0:
+        since = rated.at - timedelta(hours=rated.repeat_hours)
+        met = await met_lately(session, people, since, match_id)
+        by_user = {seat.user_id: seat.seat for seat in rated.seats if seat.user_id is not None}
+        repeats = {
+            frozenset(by_user[user] for user in pair)
+            for pair, times in met.items()
+            if times >= rated.repeat_limit
+        }
+    return seats, repeats, left
+
+
+async def settle_match(session: AsyncSession, match_id: int, rated: RatedMatch) -> None:
+    """Move the ratings of a finished rated match's people, in the caller's transaction
+    (the one writing the match's rows): places from the engine, a seat left at the end
+    or left at any time during the match last; bots at their fixed rating; each person
+    rated against the opponents that count for them (``sahrat.ratings.rate_each``). A
+    history row per rating moved; a person who played a match that moved their rating
+    to the end shrinks their leave score. ``rated.changes`` gets one entry per person,
+    moved or not (``unrated``: why not)."""
+    pool, at = rated.pool, rated.at
+    people = [seat.user_id for seat in rated.seats if seat.user_id is not None]
+    current = await _current(session, people, pool)
+    seats, repeats, left = await _contenders(session, rated, match_id, current)
+    outcomes = model.rate_each(seats, played=rated.played, repeats=repeats)
     rated.changes = []
-    for seat, old, new, rank, gone in zip(rated.seats, before, after, ranks, left, strict=True):
+    for seat, contender, outcome, gone in zip(rated.seats, seats, outcomes, left, strict=True):
         if seat.user_id is None:
             continue
+        old, new = contender.rating, outcome.rating
         shown = model.shown(new)
         provisional = model.provisional(new, rated.provisional_sigma)
+        rated.changes.append(
+            {
+                "seat": seat.seat,
+                "user_id": seat.user_id,
+                "before": model.shown(old),
+                "after": shown,
+                "provisional": provisional,
+                "unrated": outcome.unrated,
+            }
+        )
+        if outcome.unrated is not None:
+            continue
         values = {
             "mu": new.mu,
             "sigma": new.sigma,
@@ -194,8 +268,7 @@ async def settle_match(session: AsyncSession, match_id: int, rated: RatedMatch) 
             "provisional": provisional,
             "last_played_at": at,
         }
-        row = current.get(seat.user_id)
-        if row is None:
+        if seat.user_id not in current:
             await session.execute(
                 insert(RatingRow).values(user_id=seat.user_id, pool=pool, games=1, **values)
             )
@@ -214,22 +287,13 @@ async def settle_match(session: AsyncSession, match_id: int, rated: RatedMatch) 
                 sigma=new.sigma,
                 shown=shown,
                 provisional=provisional,
-                place=rank,
+                place=contender.rank,
                 reason="match",
                 at=at,
             )
         )
         if not gone:
             await _completed(session, seat.user_id, at, rated.cooldown)
-        rated.changes.append(
-            {
-                "seat": seat.seat,
-                "user_id": seat.user_id,
-                "before": model.shown(old),
-                "after": shown,
-                "provisional": provisional,
-            }
-        )
 
 
 # --- cool-downs ---------------------------------------------------------------------------

@@ -213,10 +213,16 @@ class RatingChange(BaseModel):
     before: int = Field(description="the shown number before the match")
     after: int = Field(description="the shown number after it")
     provisional: bool = Field(description="the new rating is still provisional")
+    unrated: Literal["short", "repeat", "no_opponent"] | None = Field(
+        description="why this person's rating did not move (docs/rating.md, 'What a match "
+        "is rated against'): the match was not really played (short), every opponent who "
+        "counted was met too often lately (repeat), nobody counted as an opponent "
+        "(no_opponent); null: it moved"
+    )
 
 
 class RatingsInfo(BaseModel):
-    """A rated match's end moved its players' ratings (sent once it is stored)."""
+    """What a rated match's end did to its players' ratings (sent once it is stored)."""
 
     pool: Literal["konkan51", "konkan71", "conquian"]
     changes: list[RatingChange] = Field(description="one per person seated, by seat")

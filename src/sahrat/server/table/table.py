@@ -285,6 +285,7 @@ class Table:
                 game=self.game,
                 options=self.options.to_json(),
                 row=match,
+                players=players,
                 seating=self.seating,
                 table_id=self.id,
                 start_seq=self.match.start_seq or 0,
