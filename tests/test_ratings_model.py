@@ -135,18 +135,22 @@ def test_a_seat_hardly_played_feeds_nobody_but_is_rated_itself() -> None:
     assert got[2].rating == BOT and all(o.unrated is None for o in got)
 
 
-def test_a_pair_met_too_often_is_left_out_of_each_others_update() -> None:
+def test_a_pair_met_too_often_is_not_rated_at_all() -> None:
+    # seats 0 and 1 met too often: neither moves, even against the others (a partner
+    # who throws the match hands the farmer the others' places too); the others are
+    # rated against everyone as usual
     seats = [
         Contender(Rating(mu, sigma), rank) for (mu, sigma), rank in zip(TABLE, RANKS, strict=True)
     ]
     got = rate_each(seats, played=True, repeats={frozenset((0, 1))})
-    alone = openskill_rate([TABLE[0], TABLE[2], TABLE[3]], [2, 4, 3])
-    assert (got[0].rating.mu, got[0].rating.sigma) == pytest.approx(alone[0], abs=1e-12)
-    alone = openskill_rate([TABLE[1], TABLE[2], TABLE[3]], [1, 4, 3])
-    assert (got[1].rating.mu, got[1].rating.sigma) == pytest.approx(alone[0], abs=1e-12)
-    # the others still meet both
+    assert [(o.rating, o.unrated) for o in got[:2]] == [
+        (Rating(*TABLE[0]), REPEAT),
+        (Rating(*TABLE[1]), REPEAT),
+    ]
     joint = openskill_rate(TABLE, RANKS)
-    assert (got[2].rating.mu, got[2].rating.sigma) == pytest.approx(joint[2], abs=1e-12)
+    for outcome, theirs in zip(got[2:], joint[2:], strict=True):
+        assert outcome.unrated is None
+        assert (outcome.rating.mu, outcome.rating.sigma) == pytest.approx(theirs, abs=1e-12)
 
 
 def test_two_seats_that_met_too_often_do_not_move() -> None:

@@ -95,19 +95,22 @@ async def _repeat_partner(server: ServerProcess, admin: tuple[str, str]) -> None
         again = await _pool(api, int(me["id"]))
         assert again == first  # same rating, games and history
 
-        # three at a table, the partner among them: the farmer and the partner are rated
-        # against the stranger only; the stranger (new) against both
-        before = [await _last_rating(api, boss, int(me["id"])), None, None]
-        before[1] = await _last_rating(api, boss, int(changes[1]["user_id"]))
+        # three at a table, the partner among them: neither the farmer nor the partner
+        # is rated, not even against the stranger; the stranger (new) against both
+        before = [await _last_rating(api, boss, int(change["user_id"])) for change in changes]
         match, changes = await _play(server, api, boss, [farmer, partner, stranger], one_round)
         places = engine_places(match)
         ranks = [1 + sum(other < place for other in places) for place in places]
         new = (25.0, 25.0 / 3)
-        assert [(c["after"], c["unrated"]) for c in changes] == [
-            (_shown_after([before[0], new], [ranks[0], ranks[2]]), None),
-            (_shown_after([before[1], new], [ranks[1], ranks[2]]), None),
-            (_shown_after([new, before[0], before[1]], ranks[2:] + ranks[:2]), None),
+        assert [(c["before"] == c["after"], c["unrated"]) for c in changes[:2]] == [
+            (True, "repeat"),
+            (True, "repeat"),
         ]
+        assert (changes[2]["after"], changes[2]["unrated"]) == (
+            _shown_after([new, *before], ranks[2:] + ranks[:2]),
+            None,
+        )
+        assert await _pool(api, int(me["id"])) == first
     finally:
         await api.aclose()
 

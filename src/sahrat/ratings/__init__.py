@@ -18,11 +18,11 @@ the tables and the matchmaking queue all compute the same thing.
   number of matches played at an even record: a farmer's number, not a player's.)
 * **Who counts** (:func:`rate_each`): a rating moves only from a match that was really
   played, and only against the opponents that count for it: bots, and people who
-  really played the match and have not met this player too often lately; a guest
-  counts for guests only. A seat its player hardly played, a too-frequent opponent,
-  and a guest (for an account) are left out of the update, so no throwaway account,
-  no seat left at once and no partner met again and again can feed an account's
-  rating (docs/rating.md, "What a match is rated against").
+  really played the match; a guest counts for guests only; and nobody is rated in a
+  match with an opponent met too often lately. A seat its player hardly played and a
+  guest (for an account) are left out of the update, so no throwaway account, no seat
+  left at once and no partner met again and again can feed an account's rating
+  (docs/rating.md, "What a match is rated against").
 * A **cool-down** (modeled on lichess's playban): each leave of a rated match adds one to
   a player's leave score and bars them from rated play for a while that grows with the
   score; the score shrinks with time and with rated matches played to the end.
@@ -115,7 +115,7 @@ def rate(ratings: Sequence[Rating], ranks: Sequence[int], fixed: Sequence[bool])
 
 # Why a person's rating did not move (docs/rating.md, "What a match is rated against").
 SHORT = "short"  # the match was not really played (too few rounds or deals won)
-REPEAT = "repeat"  # every opponent who counted was met too often lately
+REPEAT = "repeat"  # an opponent at the table was met too often lately
 NO_OPPONENT = "no_opponent"  # nobody at the table counted as an opponent
 
 
@@ -154,11 +154,12 @@ def rate_each(
 
     A person's update is openskill's Plackett–Luce update of the person (at their
     rating) and every other seat that counts for them (:meth:`Contender.counts_for`:
-    bots at their fixed rating, people who really played), less those paired with the
-    person in ``repeats``
-    (seat pairs met too often lately). The ranks are the seats' final ranks among those
-    taking part. Nobody's rating moves when the match was not really ``played``; a
-    person with no opponent left keeps theirs. When every seat counts and no pair
+    bots at their fixed rating, people who really played). The ranks are the seats'
+    final ranks among those taking part. Nobody's rating moves when the match was not
+    really ``played``; a person with no opponent keeps theirs; so does a person of a
+    pair in ``repeats`` (two seats whose people met too often lately): whole, since a
+    partner who throws a match at a table with bots feeds the farmer the bots' places
+    too. When every seat counts and no pair
     repeats, this is exactly one joint update of the whole table (each seat's new
     rating depends on the others' ratings before the match only). A bot's seat keeps
     its rating."""
@@ -170,12 +171,12 @@ def rate_each(
         if not played:
             out.append(Outcome(seat.rating, SHORT))
             continue
-        counting = [
-            other for other, them in enumerate(seats) if other != me and them.counts_for(seat)
-        ]
-        field = [other for other in counting if frozenset((me, other)) not in repeats]
+        if any(me in pair for pair in repeats):
+            out.append(Outcome(seat.rating, REPEAT))
+            continue
+        field = [other for other, them in enumerate(seats) if other != me and them.counts_for(seat)]
         if not field:
-            out.append(Outcome(seat.rating, REPEAT if counting else NO_OPPONENT))
+            out.append(Outcome(seat.rating, NO_OPPONENT))
             continue
         taking_part = [me, *field]
         new = rate(
