@@ -78,6 +78,19 @@ def test_the_oldest_picks_the_closest_ratings() -> None:
     assert users(pair(waiting, T0 + 2, RULES)) == [([1, 3], 0)]
 
 
+def test_a_fresh_opponent_before_one_met_too_often() -> None:
+    # 1 met 3 too often lately (a match of theirs would move neither rating): 1 takes
+    # 2, though 3's rating is closer; alone together, the two still meet.
+    waiting = [
+        entry(1, 1500, joined=T0),
+        entry(2, 1590, joined=T0 + 1),
+        entry(3, 1510, joined=T0 + 2),
+    ]
+    repeats = {frozenset((1, 3))}
+    assert users(pair(waiting, T0 + 2, RULES, repeats)) == [([1, 2], 0)]
+    assert users(pair([waiting[0], waiting[2]], T0 + 2, RULES, repeats)) == [([1, 3], 0)]
+
+
 def test_never_one_network_twice_at_a_table() -> None:
     same = [entry(1, network="203.0.113.7"), entry(2, network="203.0.113.7")]
     assert pair(same, T0, RULES) == []

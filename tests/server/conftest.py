@@ -6,10 +6,16 @@ session (``sahrat_test_<random>`` on 127.0.0.1:5432, user postgres, dropped at t
 end). Without a reachable PostgreSQL the PostgreSQL cases are skipped — unless
 ``CI`` is set, where they fail instead. ``start_server`` starts ``sahrat serve``
 on a free port and kills every server it started at teardown.
+
+A module whose subject never reaches the database (the edge, in-memory limits, socket
+accounting, message merging) says so in ``ONE_DATABASE`` (why, in words): ``make test``
+runs it on SQLite only, and ``make hardening`` (``SAHRAT_TEST_EVERY_DATABASE=1``) on
+both.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -30,9 +36,26 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    every = os.environ.get("SAHRAT_TEST_EVERY_DATABASE") == "1"
+    kept, dropped = [], []
     for item in items:
         if HERE in Path(str(item.path)).resolve().parents:
             item.add_marker(pytest.mark.server)
+        if not every and _postgres_twin(item):
+            dropped.append(item)
+        else:
+            kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def _postgres_twin(item: pytest.Item) -> bool:
+    """The PostgreSQL case of a test whose module runs on one database (ONE_DATABASE)."""
+    module = getattr(item, "module", None)
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    on_postgres = "postgres" in (params.get("database"), params.get("module_servers"))
+    return on_postgres and bool(getattr(module, "ONE_DATABASE", ""))
 
 
 @pytest.fixture(scope="session")

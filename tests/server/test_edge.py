@@ -15,6 +15,11 @@ import pytest
 
 from .harness import Api, ServerProcess, WireClient, free_port
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = (
+    "the edge (slow clients, headers, /metrics access) is the HTTP server's, before any query"
+)
+
 REQUEST_TIMEOUT = 1.0
 GIVE_UP = 20.0  # far beyond the timeout: an old server never closes these at all
 

@@ -19,6 +19,9 @@ import httpx
 
 from .harness import ServerProcess, make_admin
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = "the login limits are buckets in each process's memory (Redis in a cluster)"
+
 # The defaults of settings.py, named here so that the test keeps them whatever the
 # harness lifts for the other tests.
 REAL_LOGIN_LIMITS = {

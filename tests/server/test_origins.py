@@ -20,6 +20,9 @@ import httpx
 
 from .harness import ServerProcess, auth_headers, make_admin
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = "the origin check is a middleware that answers before any route reads the database"
+
 EVIL = "https://evil.example"
 FOREIGN_PAGES: dict[str, dict[str, str]] = {
     "foreign origin": {"Origin": EVIL, "Sec-Fetch-Site": "cross-site"},

@@ -6,6 +6,9 @@ import asyncio
 
 from .harness import Api, ServerProcess, WireClient, seated_table
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = "reactions pass through the table's memory and are never stored"
+
 
 async def _reactions(server: ServerProcess) -> None:
     api = Api(server)

@@ -22,6 +22,9 @@ import httpx
 
 from .harness import ServerProcess
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = "the shared limits are buckets in each process's memory (Redis in a cluster)"
+
 REAL_SIGN_UP_LIMITS = {
     "SAHRAT_NEW_ACCOUNTS_PER_ADDRESS_HOUR": "10",
     "SAHRAT_NEW_ACCOUNTS_PER_MINUTE": "60",

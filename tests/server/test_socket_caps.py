@@ -12,6 +12,9 @@ from typing import Any
 from .harness import Api, ServerProcess, WireClient
 from .sockets import greeting_or_close, socket_url
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = "sockets are counted in each process's memory"
+
 
 async def _per_account(server: ServerProcess) -> dict[str, Any]:
     api = Api(server)

@@ -9,6 +9,9 @@ from typing import Any
 
 from .harness import Api, ServerProcess, WireClient, seated_table
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = "spectators are listed from the table's memory"
+
 MODULE_SERVER_ENV = {
     "SAHRAT_BOT_DELAY_SECONDS": "0",
     "SAHRAT_TURN_SECONDS_OVERRIDE": "3600",

@@ -22,6 +22,9 @@ import httpx
 
 from .harness import Api, ServerProcess, WireClient, auth_headers, play, seated_table
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = "table messages are merged in the table's memory"
+
 FLOOD_SECONDS = 3.0
 TABLE_MESSAGE_GAP = 2.0  # docs/protocol.md: at most one `table` message every 2 seconds
 SEAT_CHANGES = 20  # SAHRAT_SEAT_CHANGES_PER_MINUTE's default

@@ -13,6 +13,11 @@ from sahrat.rules.record import GameRecord, replay
 
 from .harness import Api, ServerProcess, sahrat_command
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = (
+    "the terminal client sees the protocol only (the matches' storage is test_recovery's)"
+)
+
 
 def _play(server: ServerProcess, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

@@ -10,6 +10,9 @@ import websockets
 
 from .harness import Api, ServerProcess, seated_table
 
+# why this module runs on SQLite only in make test (conftest.py)
+ONE_DATABASE = "compression is the WebSocket handshake's"
+
 MODULE_SERVER_ENV: dict[str, str] = {}
 
 

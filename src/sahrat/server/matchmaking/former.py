@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sahrat.server.matchmaking.pairing import SPEEDS, Entry, Formation, Rules, pair
 from sahrat.settings import Settings
 from sahrat.store import queue
+from sahrat.store import ratings as store_ratings
 from sahrat.store.models import QueueEntry
 
 log = logging.getLogger("sahrat.queue")
@@ -159,7 +160,10 @@ class Former:
                     row.user_id: row for row in await queue.waiting_locked(session, stale_before)
                 }
                 formations = pair(
-                    [entry_view(row) for row in rows.values()], now.timestamp(), self.rules
+                    [entry_view(row) for row in rows.values()],
+                    now.timestamp(),
+                    self.rules,
+                    await self._repeats(session, list(rows), now),
                 )
                 wanted = [entry.user_id for formed in formations for entry in formed.entries]
                 claimed = await queue.claim(session, wanted, self.name, now)
@@ -176,6 +180,18 @@ class Former:
                 if table_id is not None:
                     formed.append(table_id)
             return formed
+
+    async def _repeats(
+        self, session: AsyncSession, user_ids: list[int], now: datetime
+    ) -> set[frozenset[int]]:
+        """The waiting players met too often lately (docs/rating.md: a match of theirs
+        together would move neither's rating), pair by pair."""
+        limit = self.settings.rated_repeat_limit
+        if limit <= 0 or len(user_ids) < 2:
+            return set()
+        since = now - timedelta(hours=self.settings.rated_repeat_hours)
+        met = await store_ratings.met_lately(session, user_ids, since, match_id=0)
+        return {pair for pair, times in met.items() if times >= limit}
 
     async def _form(self, formation: Formation, rows: list[QueueEntry]) -> int | None:
         users = [row.user_id for row in rows]

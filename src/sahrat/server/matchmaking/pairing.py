@@ -15,7 +15,9 @@ speed; only entries of one shape sit together. Within a shape:
   household must not meet in a rated match, where one could feed the other points.
 * The longest-waiting entry picks first: the others closest to its rating that fit
   the window, then the next closest, until the table is full; a full table forms at
-  once.
+  once. Players it met too often lately (``repeats``: a match with them would move
+  neither rating, docs/rating.md) come after everyone else who fits: two who are alone
+  in the queue still meet, but a fresh opponent is found when there is one.
 * An entry that has waited ``bot_wait`` seconds is seated with whoever fits so far
   and bots in the seats left (a bot's seat has the fixed bot rating and counts for
   nobody's rating: ``sahrat.ratings``).
@@ -24,7 +26,7 @@ speed; only entries of one shape sit together. Within a shape:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 # The speeds a player may ask for, as the table option turn_seconds (RULES.md allows
@@ -89,9 +91,15 @@ def fits(group: Sequence[Entry], rules: Rules, now: float) -> bool:
     return len(set(networks)) == len(networks) and len(set(users)) == len(users)
 
 
-def pair(entries: Iterable[Entry], now: float, rules: Rules | None = None) -> list[Formation]:
+def pair(
+    entries: Iterable[Entry],
+    now: float,
+    rules: Rules | None = None,
+    repeats: Collection[frozenset[int]] = (),
+) -> list[Formation]:
     """The tables to form now from the waiting ``entries`` (each entry in at most one).
-    Entries of no formation keep waiting."""
+    Entries of no formation keep waiting. ``repeats``: pairs of user ids met too often
+    lately, each the other's last choice."""
     rules = rules or Rules()
     shapes: dict[tuple[str, str, int, str], list[Entry]] = defaultdict(list)
     seen: set[int] = set()
@@ -101,11 +109,13 @@ def pair(entries: Iterable[Entry], now: float, rules: Rules | None = None) -> li
             shapes[entry.shape].append(entry)
     formed: list[Formation] = []
     for shape in sorted(shapes):
-        formed.extend(_pair_shape(shapes[shape], now, rules))
+        formed.extend(_pair_shape(shapes[shape], now, rules, repeats))
     return formed
 
 
-def _pair_shape(waiting: list[Entry], now: float, rules: Rules) -> list[Formation]:
+def _pair_shape(
+    waiting: list[Entry], now: float, rules: Rules, repeats: Collection[frozenset[int]]
+) -> list[Formation]:
     """Entries of one shape, oldest first: each in turn, if still free, gathers the
     free entries closest to its rating that fit, and forms a table when it is full or
     when it has waited long enough for bots."""
@@ -118,7 +128,12 @@ def _pair_shape(waiting: list[Entry], now: float, rules: Rules) -> list[Formatio
         group = [anchor]
         others = sorted(
             (entry for entry in free if entry is not anchor),
-            key=lambda e: (abs(e.rating - anchor.rating), e.joined_at, e.user_id),
+            key=lambda e: (
+                frozenset((anchor.user_id, e.user_id)) in repeats,
+                abs(e.rating - anchor.rating),
+                e.joined_at,
+                e.user_id,
+            ),
         )
         for other in others:
             if len(group) == seats:
