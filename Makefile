@@ -57,10 +57,12 @@ test: lint jscheck
 	$(BIN)/pytest -n 2 -q -m browser
 
 # The engines' seeded soaks at their full counts (over 2,000 Konkan rounds and 2,000
-# Conquian deals); make test plays the first matches of the same seeds.
+# Conquian deals); make test plays the first matches of the same seeds. Then the phone
+# table's whole Konkan match at every size and language (make test plays two of them).
 soak: $(STAMP)
 	SAHRAT_SOAK_MATCHES=102 SAHRAT_SOAK_DEALS=2000 \
 	$(BIN)/pytest -n 2 -q tests/test_konkan_soak.py tests/test_conquian_properties.py
+	SAHRAT_SOAK_PHONES=1 $(BIN)/pytest -n 2 -q -m browser tests/browser/test_phone_table.py
 
 # Every hardening test at its full count (docs/hardening.md); make test runs them small.
 hardening: $(STAMP)

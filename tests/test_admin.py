@@ -96,6 +96,7 @@ ADMIN_CALLS = [
     ("POST", "/api/admin/players/2/ratings/konkan51/reset", None),
     ("GET", "/api/admin/players/2/cooldown", None),
     ("DELETE", "/api/admin/players/2/cooldown", None),
+    ("GET", "/api/admin/chat/reports", None),
 ]
 
 

@@ -10,7 +10,7 @@ layer group                  modules
 7     ``app``                ``server/app.py``: the composition root
 6     ``api``, ``socket``    ``server/api/`` (the HTTP edge), ``server/socket/`` (the
                              WebSocket edge); neither imports the other
-5     ``hub``                ``server/hub.py`` and ``server/policy.py``
+5     ``hub``                ``server/hub.py``, ``server/policy.py``, ``server/rated_seats.py``
 4     ``cluster``            ``server/cluster/``
 3     ``table``              ``server/table/``
 2     ``base``               every other module of ``server/`` (``addresses``, ``auth``,
@@ -49,7 +49,8 @@ LAYERS = {
     "outside": 1,
 }
 FOLDERS = {"api", "socket", "cluster", "table"}  # server/<folder>/: the folder's group
-TOP = {"app": "app", "hub": "hub", "policy": "hub"}  # server/<module>.py outside base
+# server/<module>.py outside base
+TOP = {"app": "app", "hub": "hub", "policy": "hub", "rated_seats": "hub"}
 OUTSIDE = {"store", "rules", "bots", "ratings", "settings", "names"}  # sahrat.<name>
 
 

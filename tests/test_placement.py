@@ -210,7 +210,7 @@ def test_the_settings_choose_the_placement(tmp_path: Path) -> None:
 
 
 def test_the_operations_are_one_map() -> None:
-    assert set(OPS) == {"info", "join", "leave", "start", "options", "close"}
+    assert set(OPS) == {"info", "mine", "join", "leave", "start", "options", "close", "chat_report"}
     assert set(PLAYER_OPS) <= set(OPS)
 
 

@@ -38,7 +38,8 @@ from sahrat.rules.events import Event
 from sahrat.rules.options import KonkanOptions
 from sahrat.rules.record import GameRecord, engine_for, options_for, start
 from sahrat.server.table import Connection, Table
-from sahrat.server.table.protocol import Command, error_message
+from sahrat.server.table.messages import error_message
+from sahrat.server.table.protocol import Command
 from table.fakes import Entry, FakeServices, settings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -148,9 +148,9 @@ class Settings(BaseSettings):
         default=3,
         ge=0,
         alias="SAHRAT_RATED_REPEAT_LIMIT",
-        description="rated matches two accounts may play together within "
-        "SAHRAT_RATED_REPEAT_HOURS that count for each other's ratings; past it they are "
-        "left out of each other's updates (0: no limit)",
+        description="rated matches two players may play together within "
+        "SAHRAT_RATED_REPEAT_HOURS that move their ratings; a further one with both at the "
+        "table moves neither's (0: no limit)",
     )
     rated_repeat_hours: float = Field(
         default=24.0,

@@ -887,6 +887,12 @@ TableSeatModel = _closed(protocol.TableSeat, "TableSeat", {"rating": SeatRatingM
 ErrorInfoModel = _closed(protocol.ErrorInfo, "ErrorInfo")
 BreakInfoModel = _closed(protocol.BreakInfo, "BreakInfo", {"round_break": RoundBreakModel | None})
 ReactionModel = _closed(protocol.Reaction, "Reaction")
+ChatInfoModel = _closed(protocol.ChatInfo, "ChatInfo")
+ChatHistoryModel = _closed(
+    protocol.ChatHistory,
+    "ChatHistory",
+    {"messages": list[ChatInfoModel]},  # type: ignore[valid-type]
+)
 RatingChangeModel = _closed(protocol.RatingChange, "RatingChange")
 RatingsInfoModel = _closed(
     protocol.RatingsInfo,
@@ -930,6 +936,8 @@ def _game_messages(game: str, view: Any, event: Any, action: Any, options: Any) 
         "break": BreakInfoModel,
         "hint": hint,
         "reaction": ReactionModel,
+        "chat": ChatInfoModel,
+        "chat_history": ChatHistoryModel,
         "ratings": RatingsInfoModel,
         "error": ErrorInfoModel,
         "bye": ErrorInfoModel,
@@ -947,7 +955,9 @@ def _game_messages(game: str, view: Any, event: Any, action: Any, options: Any) 
             "payload": (payload, ...),
         }
         variants.append(
-            create_model(f"{title}{kind.capitalize()}Message", __config__=CLOSED, **fields)
+            create_model(
+                f"{title}{kind.title().replace('_', '')}Message", __config__=CLOSED, **fields
+            )
         )
     union: Any = typing.Union[tuple(variants)]  # noqa: UP007 (a union built at run time)
     return Annotated[union, Field(discriminator="type")]

@@ -41,11 +41,14 @@ let guestComing = null;
 /** Sign in as a fresh guest unless a token is already kept. */
 export async function ensureUser() {
   if (session.token) return session.user;
-  guestComing ||= api("POST", "/api/guests")
+  guestComing ||= api("POST", "/api/guests", guestBody())
     .then((auth) => { session.save(auth); return auth.user; })
     .finally(() => { guestComing = null; });
   return guestComing;
 }
+
+/** A new guest's name comes in the page's language. */
+export const guestBody = () => ({ lang: document.documentElement.lang === "en" ? "en" : "ar" });
 
 // Tables I have sat at, newest first: the history list needs their ids.
 export function rememberTable(id) {

@@ -9,6 +9,7 @@ import { session, api, ensureUser, rememberTable } from "./api.js";
 import { showLobby } from "./lobby.js";
 import { avatar } from "./avatar.js";
 import { headerRating, onMine, refreshMine, showProfile } from "./rating.js";
+import { startInvitations } from "./invitations.js";
 
 let screen = null;  // the current screen: {close(), rerender()}
 let routing = 0;  // counts routes: a module that arrives after the reader moved on is not shown
@@ -124,3 +125,4 @@ window.addEventListener("hashchange", () => { if (location.hash !== routed) rout
 onMine(header);
 onLangChange(() => { header(); if (screen?.rerender) screen.rerender(); else route(); });
 route();
+startInvitations();  // a friend's invitation reaches me in the lobby and at a table alike

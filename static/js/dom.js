@@ -58,8 +58,17 @@ export const oneAtATime = (key, work) => async (...args) => {
 /** A short-lived message at the bottom of the screen (errors, notices). */
 export function toast(text, kind = "info", ms = 4000) {
   const box = document.getElementById("toasts");
+  // The same words already showing are not stacked again (a second tap on a button
+  // that cannot act yet): the one showing stays for the time of the new one.
+  const same = /** @type {HTMLElement[]} */ ([...(box?.children || [])])
+    .find((el) => el.textContent === text && el.classList.contains(kind));
+  if (same) {
+    clearTimeout(Number(same.dataset.timer));
+    same.dataset.timer = String(setTimeout(() => same.remove(), ms));
+    return same;
+  }
   const el = h(`div.toast.${kind}`, { role: kind === "error" ? "alert" : "status" }, text);
   box?.append(el);
-  setTimeout(() => el.remove(), ms);
+  el.dataset.timer = String(setTimeout(() => el.remove(), ms));
   return el;
 }

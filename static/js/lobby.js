@@ -2,15 +2,20 @@
 // face, and a rename), the table list with filters, creating a table with its options,
 // joining by seat or invite code, watching, my match history (place and points, each a
 // link to its replay), my ratings (each pool's, a link to my profile), and the
-// leaderboard by coins, by wins or by rating in a pool (hidden on 404).
+// leaderboard by coins, by wins or by rating in a pool (hidden on 404). At the top: my
+// games (the tables I am seated at, private ones too: GET /api/me/tables) with whose
+// turn it is and a tap back to my seat, the offer of that seat when the page opens
+// again after a closed tab, and a new guest's chance to change their generated name.
 import { h, mount, toast, oneAtATime } from "./dom.js";
 import { t, errorText, getLang } from "./i18n.js";
-import { api, session, ensureUser, rememberTable, myTables } from "./api.js";
+import { api, session, ensureUser, rememberTable, myTables, guestBody } from "./api.js";
 import { createForm } from "./options.js";
 import { quickPlayBox, leaveLobby } from "./quickplay.js";
 import { POOLS, ratingBadge, ratingBoard, noteMe, myRatings } from "./rating.js";
 import { avatar } from "./avatar.js";
 import { icon } from "./icons.js";
+import { bellOn, bellBlocked, bellSupported, setBell } from "./table/attention.js";
+import { friendsBox } from "./friends.js";
 
 const filters = { game: "", status: "", money: "", free_seat: false };
 
@@ -24,6 +29,8 @@ let boardPool = "konkan51";  // the rating tab's pool
 const BOARDS = ["coins", "wins", "rating"];
 let boardLoads = 0;  // how many leaderboard loads have started: the newest one draws
 const PAGE = 50; // tables a page of GET /api/tables brings (the server's default page)
+let seatOffered = false;  // the page offered my seat back once, when it opened
+const NAMED = "sahrat.named";  // the guests (ids) that kept or changed their generated name
 
 export function showLobby(main, { onUser }) {
   let timer = null;
@@ -31,6 +38,9 @@ export function showLobby(main, { onUser }) {
   const history = h("div", { id: "history" });
   const coins = h("section.card-box.coins", { id: "coins", hidden: true });
   const meCard = h("section.card-box.me-card", { id: "me-card", hidden: true });
+  const myGames = h("section.card-box.my-games", { id: "my-games", hidden: true });
+  const resume = h("div.resume-seat", { id: "resume-seat", role: "status", hidden: true });
+  const namePrompt = h("section.card-box.name-prompt", { id: "name-prompt", hidden: true });
   let balance = null;  // my coins (GET /api/me), once known
 
   let pages = 1; // pages of the list shown ("more" adds one; a new filter starts again)
@@ -89,7 +99,7 @@ export function showLobby(main, { onUser }) {
       h("button", {
         type: "button", id: "guest",
         onclick: oneAtATime(busy, async () => {
-          try { await signedIn(await api("POST", "/api/guests")); }
+          try { await signedIn(await api("POST", "/api/guests", guestBody())); }
           catch (error) { toast(errorText(error.detail), "error"); }
         }),
       }, t("lobby.play_as_guest")),
@@ -253,6 +263,123 @@ export function showLobby(main, { onUser }) {
     mount(history, h("ul.history", rows.map((m) => historyRow(m, me))));
   }
 
+  // --- my games: the tables I am seated at, mine first -------------------------------
+
+  const gameName = (/** @type {any} */ tb) => t(tb.game === "konkan" && tb.options?.threshold === 71 ? "game.konkan71" : `game.${tb.game}`);
+  const backToSeat = (/** @type {number} */ id) => { rememberTable(id); location.hash = `#/t/${id}`; };
+
+  /** Where a table of mine stands: my move, someone's, waiting, between rounds, over. */
+  function standing(/** @type {any} */ line) {
+    if (line.finished) return t("mygames.finished");
+    if (line.table.status === "waiting") return t("mygames.waiting");
+    if (line.yours) return t("mygames.your_turn");
+    if (line.turn === null) return t("mygames.between");
+    return line.turn_name === null ? t("mygames.turn_bot") : phrase("mygames.turn_of", { name: line.turn_name });
+  }
+
+  function myGameRow(/** @type {any} */ line) {
+    const tb = line.table;
+    return h("article.my-game", { class: line.yours ? "yours" : "", dataset: { table: tb.id, status: tb.status } },
+      h("div.table-title",
+        h("strong", gameName(tb)), " ", h("span.muted", `#${tb.id}`),
+        tb.private ? h("span.badge.private", t("mygames.private")) : null,
+        h("span.badge", tb.coin_table ? t("lobby.coins_stake", { stake: tb.options.stake }) : t("lobby.free"))),
+      h("div.my-game-state", h(`span.turn${line.yours ? ".mine" : ""}`, standing(line)),
+        " · ", t("mygames.seat", { n: line.seat + 1 }),
+        line.left ? [" · ", h("span.muted", t("mygames.left"))] : null),
+      h("div.seat-names", tb.seats.map((/** @type {any} */ s) => h("span.seat-name", s.name ? h("bdi", s.name)
+        : s.bot ? [icon("bot"), t("table.bot_name", { n: s.seat + 1 })] : t("table.empty_seat")))),
+      h("div.row", h("button.primary.back-to-seat", { type: "button", onclick: () => backToSeat(tb.id) }, t("mygames.back"))));
+  }
+
+  // The bell: a Notification when my turn comes while the tab is hidden (attention.js).
+  function bellButton() {
+    if (!bellSupported()) return null;
+    const on = bellOn();
+    return h("button.link.turn-bell", {
+      type: "button", id: "turn-bell", "aria-pressed": on ? "true" : "false",
+      onclick: async () => {
+        const now = await setBell(!on);
+        if (!on && !now) toast(t(bellBlocked() ? "attention.blocked" : "attention.bell"), "error");
+        loadMine();
+      },
+    }, icon("bell"), " ", t(on ? "attention.bell_off" : "attention.bell"));
+  }
+
+  // Opened again after the tab was closed: my seat offered at once (not taken by itself).
+  function offerSeat(/** @type {any[]} */ lines) {
+    const line = lines.find((x) => !x.finished);
+    if (!line) return;
+    const tb = line.table;
+    const values = { game: gameName(tb), id: tb.id };
+    mount(resume,
+      h("span.resume-text", t(line.yours ? "mygames.resume_turn" : "mygames.resume", values)),
+      h("button.primary", { type: "button", id: "resume-go", onclick: () => backToSeat(tb.id) }, t("mygames.back")),
+      h("button.link", { type: "button", id: "resume-later", onclick: () => { resume.hidden = true; } }, t("mygames.not_now")));
+    resume.hidden = false;
+  }
+
+  let mineLoads = 0;
+  async function loadMine() {
+    const load = ++mineLoads;
+    if (!session.token) { myGames.hidden = true; return; }
+    try {
+      const lines = await api("GET", "/api/me/tables");
+      if (load !== mineLoads) return;
+      if (!seatOffered) { seatOffered = true; offerSeat(lines); }  // once, as the page opens
+      if (!lines.length) { myGames.hidden = true; return; }
+      mount(myGames,
+        h("div.section-head", h("h2", t("mygames.title")), bellButton()),
+        h("div.my-game-list", { id: "my-game-list" }, lines.map(myGameRow)));
+      myGames.hidden = false;
+    } catch { if (load === mineLoads) myGames.hidden = true; }
+  }
+
+  // A guest's first visit: their generated name, and the chance to make it their own.
+  function drawNamePrompt() {
+    const user = session.user;
+    const named = JSON.parse(localStorage.getItem(NAMED) || "[]");
+    if (!session.token || !user?.guest || named.includes(user.id)) { namePrompt.hidden = true; return; }
+    const done = () => {
+      localStorage.setItem(NAMED, JSON.stringify([...named, user.id].slice(-20)));
+      namePrompt.hidden = true;
+    };
+    const input = h("input", {
+      name: "first-name", id: "first-name-input", value: user.name, required: true, minlength: 3, maxlength: 40,
+      autocomplete: "nickname", spellcheck: "false", "aria-label": t("me.new_name"), "aria-describedby": "first-name-rules",
+    });
+    mount(namePrompt,
+      h("h2", phrase("name.prompt_title", { name: user.name })),
+      h("p.muted", t("name.prompt_hint")),
+      h("form.row", {
+        id: "first-name-form",
+        onsubmit: async (/** @type {Event} */ event) => {
+          event.preventDefault();
+          const name = input.value.trim();
+          if (name === user.name) { done(); return; }
+          try {
+            const me = await api("PATCH", "/api/me", { name });
+            session.save({ token: session.token, user: { ...user, name: me.name } });
+            done();
+            onUser();
+            drawMe();
+            toast(t("me.renamed", { name: me.name }));
+          } catch (error) { toast(nameRefusal(error), "error"); input.focus(); }
+        },
+      }, input,
+      h("button.primary", { type: "submit", id: "first-name-save" }, t("me.save")),
+      h("button.link", { type: "button", id: "first-name-keep", onclick: done }, t("name.keep"))),
+      h("p.muted.rename-rules", { id: "first-name-rules" }, t("me.name_rules")));
+    namePrompt.hidden = false;
+  }
+
+  /** A refused name in words: the server's code, or the rules for a malformed one. */
+  function nameRefusal(/** @type {any} */ error) {
+    const code = error.detail?.code;
+    if (code === "name_mixes_scripts" || code === "name_hidden_chars" || code === "name_taken" || code === "too_many_renames") return t(`err.${code}`);
+    return error.status === 422 ? t("me.name_rules") : errorText(error.detail);
+  }
+
   // My face, my name (and a form to change it) and my coins (GET /api/me).
   function drawMe() {
     const user = session.user;
@@ -277,12 +404,7 @@ export function showLobby(main, { onUser }) {
           loadHistory();
           loadCoins();
         } catch (error) {
-          const code = error.detail?.code;
-          const text = code === "name_mixes_scripts" ? t("err.name_mixes_scripts")
-            : error.status === 422 ? t("me.name_rules")
-            : code === "name_taken" ? t("err.name_taken")
-              : code === "too_many_renames" ? t("err.too_many_renames") : errorText(error.detail);
-          toast(text, "error");
+          toast(nameRefusal(error), "error");
           input.focus();
         }
       },
@@ -395,9 +517,13 @@ export function showLobby(main, { onUser }) {
   function draw() {
     mount(main,
       h("div.lobby",
+        resume,
+        namePrompt,
+        myGames,
         quickPlayBox(onUser),
         authBox(),
         meCard,
+        friendsBox(),
         h("div.lobby-main",
           h("section.card-box",
             h("div.section-head", h("h2", t("lobby.tables")),
@@ -426,12 +552,14 @@ export function showLobby(main, { onUser }) {
       ),
     );
     drawMe();
+    drawNamePrompt();
+    loadMine();
     refresh();
     loadHistory();
     loadCoins();
   }
 
   draw();
-  timer = setInterval(refresh, 5000);
+  timer = setInterval(() => { refresh(); loadMine(); }, 5000);
   return { close: () => { clearInterval(timer); leaveLobby(); }, rerender: draw };
 }

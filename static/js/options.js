@@ -43,6 +43,10 @@ export function createForm(onCreate) {
     ["konkan", "konkan71", "conquian"].map((g) => h("option", { value: g }, t(`game.${g}`))));
   const fields = h("div.option-fields");
   const isPrivate = h("input", { type: "checkbox", name: "private" });
+  const chatOn = h("input", { type: "checkbox", name: "chat", checked: true });  // the table's chat (docs/social.md)
+  const friendsWatch = h("input", { type: "checkbox", name: "friends_watch" });  // my friends may watch it, private
+  const watchRow = h("label.check", { hidden: true }, friendsWatch, t("friends.watch_option"));
+  isPrivate.addEventListener("change", () => { watchRow.hidden = !isPrivate.checked; });
   let inputs = [];
 
   function defaultOf(name, dflt) {
@@ -80,7 +84,7 @@ export function createForm(onCreate) {
       const value = f.kind === "bool" ? f.input.checked : f.kind === "number" ? Number(f.input.value) : f.input.value;
       if (value !== f.dflt) options[f.name] = value;
     }
-    return onCreate({ game: game.value, options, private: isPrivate.checked });
+    return onCreate({ game: game.value, options, private: isPrivate.checked, ...(chatOn.checked ? {} : { chat: false }), ...(isPrivate.checked && friendsWatch.checked ? { friends_watch: true } : {}) });
   });
   return h("form.stack.create", {
     id: "create-table",
@@ -89,5 +93,7 @@ export function createForm(onCreate) {
   h("label", t("lobby.game"), game),
   fields,
   h("label.check", isPrivate, t("lobby.private_table")),
+  watchRow,
+  h("label.check", chatOn, t("chat.option")),
   create);
 }

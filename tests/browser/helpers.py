@@ -57,7 +57,7 @@ class Server:
 
     @classmethod
     @contextlib.contextmanager
-    def start(cls, folder: Path) -> Iterator[Server]:
+    def start(cls, folder: Path, extra_env: dict[str, str] | None = None) -> Iterator[Server]:
         port = free_port()
         env = {
             **os.environ,
@@ -75,6 +75,7 @@ class Server:
             "SAHRAT_COUNTED_MIN_DEALS": "1",
             "SAHRAT_COUNTED_MIN_ROUNDS": "1",
             "SAHRAT_COUNTED_MIN_TURNS": "1",
+            **(extra_env or {}),  # a test's own server (test_table_chat.py: coin tables)
         }
         log = (folder / "server.log").open("wb")
         proc = subprocess.Popen(

@@ -122,7 +122,7 @@ def test_my_face_my_name_and_my_past_matches_in_arabic(new_page: Any, server: An
         page.click("#rename summary")
     refusals = (
         (other.upper(), AR["err.name_taken"]),
-        ("\u202eabc", AR["me.name_rules"]),
+        ("\u202eabc", AR["err.name_hidden_chars"]),
         ("b\u0665ss", AR["err.name_mixes_scripts"]),
     )
     for refused, says in refusals:

@@ -41,7 +41,8 @@ FOREIGN_TEXT = """([lang, names, roots = 'body']) => {
       let text = node.textContent.trim();
       for (const name of names) text = text.split(name).join('');
       if (!text || !el.getClientRects().length) continue;
-      if (el.closest('[lang]:not(html)') || el.closest('.card')) continue;
+      // a name's avatar shows its first letter, in the name's own script
+      if (el.closest('[lang]:not(html)') || el.closest('.card') || el.closest('.face')) continue;
       if (foreign.test(text.replace(/\\bJK\\b/g, ''))) out.push(text);
     }
   }

@@ -85,7 +85,9 @@ FOREIGN_TEXT = """(lang) => {
     const text = node.textContent.trim();
     if (!text || !el.getClientRects().length) continue;
     if (getComputedStyle(el).visibility === 'hidden') continue;
-    if (el.closest('[lang]:not(html)') || el.closest('.card') || names.has(text)) continue;
+    // a name's avatar shows its first letter: the name's, in the name's own script
+    if (el.closest('[lang]:not(html)') || el.closest('.card') || el.closest('.face')
+        || names.has(text)) continue;
     if (foreign.test(text.replace(/\\bJK\\b/g, ''))) out.push(text);
   }
   return out;

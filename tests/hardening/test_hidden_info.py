@@ -18,7 +18,9 @@ may be public), carries no ``stock``/``deck``/``dead`` list, and never the seed
 before the match is over nor the current round's secret; a spectator never gets
 a hand. The REST bodies fetched during play name no card at all. The harness's
 ``assert_no_leaks`` (hands from the seats' own views) runs on the two-person
-tables too. Results go to ``test-artifacts/hardening/hidden_info.json``.
+tables too. The people and the spectator chat all along (quick phrases and words): the
+chat messages are scanned as every other message. Results go to
+``test-artifacts/hardening/hidden_info.json``.
 
 Seats change hands before every match (seat churn): a "ghost" takes the seat
 the match will deal to someone else, opens a socket and leaves; the ghost's
@@ -92,6 +94,7 @@ class Hidden:
 class Scan:
     matches: int = 0
     messages: int = 0
+    chat_messages: int = 0  # of them, chat and chat_history messages
     rest_bodies: int = 0
     steps: int = 0
     leaks: list[str] = field(default_factory=list)
@@ -193,6 +196,31 @@ async def _poll(api: Api, match: Match, token: str, stop: asyncio.Event) -> None
             await asyncio.wait_for(stop.wait(), POLL_SECONDS)
 
 
+# What the people at the table say meanwhile: quick phrases and words (never a card's
+# text: a message is scanned as everything else, and its words are its sender's).
+CHAT_LINES: list[dict[str, str]] = [
+    {"phrase": "yalla"},
+    {"text": "يلا يا شباب، good luck"},
+    {"phrase": "hurry"},
+    {"text": "who holds the jokers? 🤔"},
+]
+CHAT_SECONDS = 1.0  # one message a second, people taking turns: within the chat's rate
+
+
+async def _chatter(clients: list[WireClient], stop: asyncio.Event) -> int:
+    """The players and the spectator talk in turn until told to stop; how many spoke."""
+    said = 0
+    while not stop.is_set():
+        client = clients[said % len(clients)]
+        if not client.closed:
+            with contextlib.suppress(Exception):  # a socket closing at the match's end
+                await client.send({"type": "chat", "payload": CHAT_LINES[said % len(CHAT_LINES)]})
+        said += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), CHAT_SECONDS)
+    return said
+
+
 async def _get(api: Api, path: str, headers: dict[str, str]) -> httpx.Response:
     """GET, tried again when a kept-alive connection was closed under the request
     (uvicorn closes idle ones after 5 s; the race is the client's, not the server's)."""
@@ -252,6 +280,7 @@ async def play_match(server: ServerProcess, api: Api, match: Match, level: str) 
             server, match.table_id, watcher_token, name=f"m{match.index}spec"
         )
         poller = asyncio.create_task(_poll(api, match, token, stop))
+        chatter = asyncio.create_task(_chatter([me, match.spectator], stop))
         response = await api.http.post(
             f"/api/tables/{match.table_id}/start",
             json={"bots": True, "level": level},
@@ -289,9 +318,11 @@ async def play_match(server: ServerProcess, api: Api, match: Match, level: str) 
             server, table_id, watcher_token, name=f"m{match.index}spec"
         )
         poller = asyncio.create_task(_poll(api, match, tokens[0], stop))
+        chatter = asyncio.create_task(_chatter([first, match.spectator, second], stop))
         await play(match.game, match.seats, until=lambda _v: False, watchers=[match.spectator])
     stop.set()
     await poller
+    await chatter
     final = match.seats[0].seq
     for _seat, client in match.clients():
         await client.wait_until(lambda c=client: c.seq == final and c.view is not None)
@@ -318,6 +349,7 @@ def scan_match(match: Match, record: GameRecord, scan: Scan) -> None:
         who = f"seat {seat}" if seat is not None else "spectator"
         for message in client.messages:
             scan.messages += 1
+            scan.chat_messages += message["type"] in ("chat", "chat_history")
             n = message["seq"]
             text = json.dumps(message)
             if n < final and seed in text:
@@ -410,6 +442,7 @@ async def run(server: ServerProcess, count: int, seed: int) -> dict[str, Any]:
         "matches_requested": count,
         "matches_scanned": scan.matches,
         "messages_scanned": scan.messages,
+        "chat_messages_scanned": scan.chat_messages,
         "rest_bodies_scanned": scan.rest_bodies,
         "steps": scan.steps,
         "leaks": len(scan.leaks),
@@ -434,6 +467,8 @@ def self_check(match: Match, record: GameRecord) -> None:
         {"type": "update", "seq": n, "payload": {"events": [{"type": "x", "card": card}]}},
         {"type": "table", "seq": n, "payload": {"stock": state.stock}},
         {"type": "reaction", "seq": start, "payload": {"name": record.seed}},
+        {"type": "chat", "seq": start, "payload": {"id": "x", "text": record.seed}},
+        {"type": "chat_history", "seq": n, "payload": {"messages": [{"text": card}]}},
         {"type": "update", "seq": n, "payload": {"events": [], "view": {"hand": [card]}}},
     ]
     for plant in plants:
@@ -467,6 +502,7 @@ def test_hidden_information_never_sent(start_server: Any, request: pytest.Fixtur
         write_results("hidden_info", results, request.node)
     assert results["matches_scanned"] == count
     assert results["leaks"] == 0, results["first_leaks"]
+    assert results["chat_messages_scanned"] > 0  # the people talked, and it was scanned
 
 
 def test_a_bot_match_record_replays(start_server: Any) -> None:

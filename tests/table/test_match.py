@@ -9,8 +9,8 @@ from typing import Any
 from sahrat.bots.levels import bot_for
 from sahrat.rules.record import engine_for, options_for
 from sahrat.server.table.match import DEDUPE_SIZE, Match
+from sahrat.server.table.messages import accepted
 from sahrat.server.table.moves import Step
-from sahrat.server.table.protocol import accepted
 
 from .fakes import Entry, start_entry
 

@@ -40,8 +40,11 @@ from sahrat.server import addresses, logs, metrics
 from sahrat.server.api import (
     accounts,
     admin,
+    chat,
     docs,
+    friends,
     health,
+    invitations,
     leaderboards,
     matches,
     me,
@@ -53,9 +56,10 @@ from sahrat.server.api import (
 from sahrat.server.assets import ClientFiles
 from sahrat.server.cluster.cluster import placement_for
 from sahrat.server.edge import SameSiteWrites, SecurityHeaders, slow_request_guard
-from sahrat.server.hub import RUNNING, Hub, seat_from_queue
+from sahrat.server.hub import RUNNING, Hub
 from sahrat.server.matchmaking.former import Former
 from sahrat.server.migrate import migrate
+from sahrat.server.rated_seats import seat_from_queue
 from sahrat.server.socket import ws
 from sahrat.server.socket.dispatch import handle_text
 from sahrat.settings import Settings, get_settings
@@ -126,8 +130,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(TimeoutError, _database_unavailable)
     app.add_exception_handler(DBAPIError, _database_unavailable)
     app.state.ready = False
-    routers = (health, accounts, me, tables, queue, tickets, matches, leaderboards, ratings, admin)
-    for api in routers:
+    routers = (health, accounts, me, tables, queue, tickets, matches, leaderboards, ratings)
+    for api in (*routers, admin, chat, friends, invitations):
         app.include_router(api.router)  # the REST API, one router per resource (api/)
     app.include_router(ws.router)
     docs.install(app)

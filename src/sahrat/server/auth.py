@@ -19,10 +19,8 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import re
 import secrets
 import threading
-import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -33,19 +31,12 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sahrat.names import clean_name
 from sahrat.store.models import Token, User
 
 _hasher = PasswordHasher()
 
 T = TypeVar("T")
-
-NAME_CHARS = "3 to 40 letters (Latin or Arabic), digits, '_' or '-'"
-# Latin letters and digits, '_', '-', Arabic-script letters and digits (no marks, no
-# tatweel, no punctuation).
-_NAME_LETTERS = re.compile(
-    "^[A-Za-z0-9_\\-\u0620-\u063f\u0641-\u064a\u0660-\u0669\u066e-\u066f"
-    "\u0671-\u06d3\u06d5\u06ee-\u06fc\u06ff]+$"
-)
 
 
 def hash_password(password: str) -> str:
@@ -94,28 +85,9 @@ class HashPool:
 
 
 def check_name(raw: str) -> str:
-    """The name in NFKC, or ValueError saying what is wrong with it. Format and bidi
-    controls, joiners, combining marks and the Arabic tatweel are refused by name:
-    they make a name look like another one."""
-    name = unicodedata.normalize("NFKC", raw)
-    for char in name:
-        category = unicodedata.category(char)
-        if category[0] in "CZM" or char == "\u0640":
-            kind = {
-                "Cf": "an invisible format or bidi control character",
-                "Cc": "a control character",
-                "Zs": "a space",
-                "Mn": "a combining mark",
-                "Me": "a combining mark",
-                "Mc": "a combining mark",
-            }.get(category, "an invisible character")
-            if char == "\u0640":
-                kind = "the tatweel (kashida)"
-            label = unicodedata.name(char, "unnamed")
-            raise ValueError(f"the name holds {kind}, U+{ord(char):04X} {label}; remove it")
-    if not 3 <= len(name) <= 40 or not _NAME_LETTERS.match(name):
-        raise ValueError(f"a name is {NAME_CHARS}")
-    return name
+    """The display name as it is kept (``sahrat.names.clean_name``: NFKC, trimmed,
+    spaces collapsed), or ``NameRefused`` (a ValueError) saying what is wrong with it."""
+    return clean_name(raw)
 
 
 def _digest(token: str) -> str:

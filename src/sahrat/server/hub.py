@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -40,15 +38,17 @@ from sahrat.server.cluster.placement import (
     no_such_table,
     retrying,
 )
-from sahrat.server.matchmaking.former import QueuedTable, SeatRefused
 from sahrat.server.policy import Policy, admits
 from sahrat.server.process import ProcessServices
+from sahrat.server.rated_seats import RatedPlay
+from sahrat.server.social.friends import Social
 from sahrat.server.table.errors import TableError
-from sahrat.server.table.rated import cooldown_rule
+from sahrat.server.table.ops import TABLE_OPS
+from sahrat.server.table.rows import from_rows
 from sahrat.server.table.services import ServerDefaults
 from sahrat.server.table.table import Table
 from sahrat.settings import Settings
-from sahrat.store import accounts, ratings
+from sahrat.store import accounts
 from sahrat.store import tables as rows
 from sahrat.store.models import GameTable, Seat
 from sahrat.store.tables import LIVE, LOAD_CHUNK, MAX_TABLE_ID, in_session, in_transaction
@@ -70,11 +70,15 @@ class Hub(ProcessServices):
         super().__init__(settings, engine)
         self.tables: dict[int, Table] = {}
         self.policy = Policy(settings, self.sessions, self)
+        self.rated = RatedPlay(settings, self.sessions)
         self.defaults: ServerDefaults = self.policy.defaults  # the policy's own objects,
         self.suspended: set[int] = self.policy.suspended  # which the tables read
+        # blocks, presence, friends watching (docs/social.md, "Friends")
+        self.social = Social(self.sessions, self.background, self.sockets.of_user)
         self.placement = placement(self)
         self._creating = asyncio.Lock()  # counting a creator's open tables, then adding one
         self._sweeper: asyncio.Task[None] | None = None
+        self._presence: asyncio.Task[None] | None = None
         metrics.LIVE_TABLES.set_function(lambda: len(self.tables))
 
     async def start(self) -> None:
@@ -83,7 +87,9 @@ class Hub(ProcessServices):
         self._sweeper = asyncio.create_task(
             self.policy.expire_waiting_tables(), name="expire-waiting"
         )
+        self._presence = asyncio.create_task(self.social.socket_presence(), name="presence")
         await self.policy.load()
+        await self.social.load_blocks()
         await self.placement.start()  # alone: every unfinished table; else the orphans
 
     async def hand_over(self) -> None:
@@ -98,9 +104,10 @@ class Hub(ProcessServices):
             await self.placement.release(table_id)
 
     async def stop(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.gather(self._sweeper, return_exceptions=True)
+        for task in (self._sweeper, self._presence):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         await self.hand_over()
         await self.placement.stop()
         await self.writer.stop()
@@ -133,33 +140,9 @@ class Hub(ProcessServices):
 
     def table_from_row(self, row: GameTable, seats: Sequence[Seat]) -> Table:
         """A table as its database rows describe it (its match not yet replayed)."""
-        players = int(options_for(row.game, row.options).players)
-        owners: list[int | None] = [None] * players
-        bots: list[str | None] = [None] * players
-        left: set[int] = set()
-        for seat in seats:
-            owners[seat.seat] = seat.user_id
-            bots[seat.seat] = seat.bot_level
-            if seat.left:
-                left.add(seat.seat)
-        return Table(
-            self,
-            table_id=row.id,
-            game=row.game,
-            options=row.options,
-            private=row.private,
-            invite_code=row.invite_code,
-            creator_id=row.creator_id,
-            status=row.status,
-            seq=row.seq,
-            seats=owners,
-            # SQLite gives naive UTC datetimes (asyncpg aware UTC ones), not local time
-            deadline=row.deadline_at.replace(tzinfo=UTC).timestamp() if row.deadline_at else None,
-            bots=bots,
-            left=left,
-            addresses={seat.seat: seat.address for seat in seats if seat.address is not None},
-            rated=row.rated,
-        )
+        table = from_rows(self, row, seats)
+        table.chat.blocked = self.social.blocks.blocked  # a blocked player's messages stay away
+        return table
 
     # --- names -------------------------------------------------------------------------
 
@@ -186,6 +169,22 @@ class Hub(ProcessServices):
         for user_id, name in found.items():
             if self.names.get(user_id) != name:
                 self.apply_rename(user_id, name)
+        await self.social.load_blocks()  # the blocks the lost subscription may have missed
+
+    # --- friends (docs/social.md, "Friends") --------------------------------------------
+
+    def blocked(self, blocker: int, blocked: int, on: bool) -> None:
+        """A block made or lifted (already written): here and on every process."""
+        self.apply_block(blocker, blocked, on)
+        self.placement.broadcast({"k": "block", "a": blocker, "b": blocked, "v": on})
+
+    def apply_block(self, blocker: int, blocked: int, on: bool) -> None:
+        self.social.blocks.apply(blocker, blocked, on)
+
+    async def may_watch(self, table: Table, user_id: int | None, invite: str | None) -> bool:
+        """Whether a player may see this table: ``admits``, or a friend of its creator
+        where the creator lets friends watch."""
+        return admits(table, user_id, invite) or await self.social.friend_watches(table, user_id)
 
     # --- tables ------------------------------------------------------------------------
 
@@ -199,11 +198,15 @@ class Hub(ProcessServices):
         address: str | None = None,
         capped: bool = True,
         rated: bool = False,
+        chat: bool = True,
+        friends_watch: bool = False,
     ) -> dict[str, Any]:
         """Open a table with validated options (raises BadOption naming a bad one) and
         return its info as the creator sees it. A ``capped`` creator (anyone but an
         admin) may have only so many open tables (against table spam). A ``rated``
-        table (docs/rating.md) is a free table: its matches move ratings."""
+        table (docs/rating.md) is a free table: its matches move ratings. ``chat``: the
+        table's chat is on; ``friends_watch``: the creator's friends may watch it
+        (docs/social.md)."""
         if game not in GAMES:
             raise BadOption("game", f"must be one of {list(GAMES)}, not {game!r}")
         values = dict(options)
@@ -229,6 +232,8 @@ class Hub(ProcessServices):
                     invite_code=invite_code,
                     creator_id=creator_id,
                     rated=rated,
+                    chat=chat,
+                    friends_watch=friends_watch,
                 ),
             )
         await self.learn_names([creator_id])
@@ -267,31 +272,14 @@ class Hub(ProcessServices):
         not see is refused as if the table did not exist."""
         if op in PLAYER_OPS:
             user = args.get("viewer") if op == "info" else args.get("user_id")
-            if not admits(table, user, args.get("invite")):
+            if not admits(table, user, args.get("invite")) and not (
+                op == "info" and await self.social.friend_watches(table, user)
+            ):
                 raise no_such_table(table.id)
         operation = OPS.get(op)
         if operation is None:
             raise TableError("bad_operation", f"unknown table operation {op!r}")
         return await operation(self, table, args)
-
-    async def _info(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
-        return table.info(args.get("viewer"))
-
-    async def _join(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
-        await table.join(int(args["user_id"]), args.get("seat"), args.get("address"))
-        return table.info(args["user_id"])
-
-    async def _leave(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
-        await table.leave(int(args["user_id"]))
-        return table.info(args["user_id"])
-
-    async def _start(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
-        await table.start_with_bots(int(args["user_id"]), args.get("level"))
-        return table.info(args["user_id"])
-
-    async def _options(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
-        await table.update_options(args["options"])
-        return table.info(args.get("viewer"))
 
     async def _close(self, table: Table, args: dict[str, Any]) -> dict[str, Any]:
         await self.close_here(table)
@@ -338,36 +326,15 @@ class Hub(ProcessServices):
         return await self.policy.coin_balances(user_ids)
 
     async def check_rated(self, user_id: int) -> None:
-        """Refuse a player in a cool-down from rated play (``rated_cooldown``)."""
-        now = datetime.now(UTC)
-        left = await in_session(self.sessions, lambda s: ratings.cooldown_left(s, user_id, now))
-        if left > 0:
-            minutes = math.ceil(left / 60)
-            raise TableError(
-                "rated_cooldown",
-                f"you left a rated match: you may play rated again in {minutes} minute"
-                + ("" if minutes == 1 else "s"),
-            )
+        await self.rated.check(user_id)
 
     async def seat_ratings(self, user_ids: list[int], pool: str) -> dict[int, tuple[int, bool]]:
-        return await in_session(self.sessions, lambda s: ratings.shown_ratings(s, user_ids, pool))
+        return await self.rated.shown(user_ids, pool)
 
     async def record_rated_leave(
         self, user_id: int, table_id: int, start_seq: int, reason: str
     ) -> None:
-        rule, now = cooldown_rule(self.settings), datetime.now(UTC)
-        await in_transaction(
-            self.sessions,
-            lambda s: ratings.record_leave(
-                s,
-                user_id,
-                table_id=table_id,
-                start_seq=start_seq,
-                reason=reason,
-                now=now,
-                rule=rule,
-            ),
-        )
+        await self.rated.record_leave(user_id, table_id, start_seq, reason)
 
     def may_write(self, table_id: int) -> bool:
         """Whether this process still holds the table's lease (always, alone)."""
@@ -443,51 +410,17 @@ class Hub(ProcessServices):
         await self.placement.release(table.id)
 
 
+def _on_the_table(
+    operation: Callable[[Table, dict[str, Any]], Awaitable[Any]],
+) -> Callable[[Hub, Table, dict[str, Any]], Awaitable[Any]]:
+    return lambda hub, table, args: operation(table, args)
+
+
 # The table operations, by name: what ``Hub.call`` runs here and what another process's
-# call runs through ``run_op`` (``cluster/bus.py``).
+# call runs through ``run_op`` (``cluster/bus.py``): the table's own (``table/ops.py``),
+# and closing, which the hub does.
 OPS: dict[str, Callable[[Hub, Table, dict[str, Any]], Awaitable[Any]]] = {
-    "info": Hub._info,
-    "join": Hub._join,
-    "leave": Hub._leave,
-    "start": Hub._start,
-    "options": Hub._options,
+    **{name: _on_the_table(operation) for name, operation in TABLE_OPS.items()},
     "close": Hub._close,
 }
-PLAYER_OPS = ("info", "join", "leave", "start")  # the operations that check admits()
-
-
-# --- rated quick play: a table the queue formed (server/matchmaking/former.py) -----------
-
-
-async def seat_from_queue(hub: Hub, table: QueuedTable) -> int:
-    """Open a rated table for a formation of the queue: its first player creates it and
-    takes seat 0, the others join, and bots take the seats left (the match starts, and
-    its hand is dealt, when the last seat fills). A player the table refuses closes it
-    (nobody else sat down for long) and raises SeatRefused naming them."""
-    creator, creator_network = table.seats[0]
-    try:
-        await hub.check_rated(creator)  # before the table exists: refused, it never does
-        info = await hub.create_table(
-            creator,
-            table.game,
-            dict(table.options),
-            False,
-            address=creator_network,
-            capped=False,  # the queue opens it: it is not one of the creator's own
-            rated=True,
-        )
-    except TableError as error:
-        raise SeatRefused(creator, error.code, error.message) from error
-    table_id = int(info["id"])
-    for user_id, network in table.seats[1:]:
-        try:
-            await hub.call(table_id, "join", user_id=user_id, seat=None, address=network)
-        except TableError as error:
-            try:
-                await hub.close_table(table_id)
-            except TableError:
-                log.warning("queue: table %s could not be closed", table_id)
-            raise SeatRefused(user_id, error.code, error.message) from error
-    if table.bots:
-        await hub.call(table_id, "start", user_id=creator, level=None)
-    return table_id
+PLAYER_OPS = ("info", "mine", "join", "leave", "start")  # the operations that check admits()

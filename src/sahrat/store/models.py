@@ -25,6 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     func,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -54,6 +55,8 @@ class User(Base):
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     suspended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    # the last authenticated request, written at most once a minute (friends' presence)
+    last_seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class Token(Base):
@@ -100,6 +103,10 @@ class GameTable(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     # a rated table's match moves its players' ratings (docs/rating.md)
     rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # its players and spectators may chat (docs/social.md, "Chat")
+    chat: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # the creator's friends may watch it though it is private (docs/social.md, "Friends")
+    friends_watch: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Seat(Base):
@@ -359,3 +366,71 @@ class RatedLeave(Base):
     start_seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     reason: Mapped[str] = mapped_column(String(8))  # left | forfeit
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ChatReport(Base):
+    """A chat message a player reported (docs/social.md, "Chat"): its words as said,
+    kept for the admins (``GET /api/admin/chat/reports``); a reporter reports a message
+    once."""
+
+    __tablename__ = "chat_reports"
+    __table_args__ = (UniqueConstraint("message_id", "reporter_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(Integer, index=True)  # kept when the table goes
+    message_id: Mapped[str] = mapped_column(String(32))
+    sender_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    sender_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reporter_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    channel: Mapped[str] = mapped_column(String(16))  # players | spectators
+    text: Mapped[str | None] = mapped_column(String(400), nullable=True)
+    phrase: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    said_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    reported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class Friendship(Base):
+    """A friend request (``pending``) or a friendship (``accepted``) between two players:
+    one row per pair (``pair`` is ``"<lower id>:<higher id>"``), whoever asked."""
+
+    __tablename__ = "friendships"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pair: Mapped[str] = mapped_column(String(24), unique=True)
+    requester_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), index=True
+    )
+    addressee_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), index=True
+    )
+    status: Mapped[str] = mapped_column(String(16))  # pending | accepted
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Block(Base):
+    """A player blocked by another: no request, invitation or chat message from them."""
+
+    __tablename__ = "blocks"
+
+    blocker_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    blocked_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class TableInvitation(Base):
+    """A friend asked to a table; it seats them (as its invite code would) until it
+    expires."""
+
+    __tablename__ = "table_invitations"
+    __table_args__ = (UniqueConstraint("table_id", "inviter_id", "invitee_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id", ondelete="CASCADE"))
+    inviter_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    invitee_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -17,6 +17,7 @@ from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from .accounts import names_of
+from .friends import are_friends
 from .log import current_match_entries
 from .models import GameTable, LogEntry, Match, Seat
 
@@ -157,6 +158,8 @@ async def add_table(
     invite_code: str | None,
     creator_id: int,
     rated: bool = False,
+    chat: bool = True,
+    friends_watch: bool = False,
 ) -> GameTable:
     """A new waiting table with no seat taken; the row comes back with its id."""
     row = GameTable(
@@ -168,6 +171,8 @@ async def add_table(
         status="waiting",
         seq=0,
         rated=rated,
+        chat=chat,
+        friends_watch=friends_watch,
     )
     session.add(row)
     await session.flush()  # the row gets its id and its defaults
@@ -179,7 +184,8 @@ async def seen_by(
 ) -> bool:
     """Whether a player may see a table, by its rows (a table not served here, or no
     longer: a finished one): any public one; a private one its creator, anyone who had
-    a seat or played a match there, and a holder of the invite code."""
+    a seat or played a match there, a holder of the invite code, and a friend of its
+    creator if the table's ``friends_watch`` is on."""
     row = await session.get(GameTable, table_id)
     if row is None:
         return False
@@ -192,6 +198,8 @@ async def seen_by(
     )
     if seated is not None:
         return True
+    if row.friends_watch and await are_friends(session, user_id, row.creator_id):
+        return True  # the creator lets their friends watch (docs/social.md, "Friends")
     players = (await session.scalars(select(Match.players).where(Match.table_id == table_id))).all()
     return any(user_id in (seats or []) for seats in players)
 

@@ -10,6 +10,8 @@ import { describeEvent } from "../describe.js";
 import { noteEvent } from "../fairness.js";
 import { play, muted, setMuted } from "../sound.js";
 import { confirmDialog } from "./overlays.js";
+import { noticeTurn } from "./attention.js";
+import { TableChat } from "./chat.js";
 
 /** @typedef {import("./protocol.js").TableInfo} TableInfo */
 /** @typedef {import("./protocol.js").RoundBreak} RoundBreak */
@@ -91,6 +93,7 @@ export class TableCtrl {
 
     // The score sheet, the round summary and the match's end.
     this.sheetOpen = false;
+    this.logOpen = false;  // the move log's sheet (view.js): a phone's way to the moves
     /** @type {Summary | null} */ this.summary = null;
     /** @type {GameEvent | null} */ this.matchEnd = null;  // the match_end event, once seen
     /** @type {Results | null} */ this.results = null;  // null: not asked yet
@@ -102,6 +105,7 @@ export class TableCtrl {
     /** @type {Record<string, string>} */ this.reactions = {};  // a seat (or "u<user id>") → its reaction now
     this.reactionsOpen = false;
     this.watchersOpen = false;
+    this.chat = new TableChat(this);  // the table's chat (chat.js): its messages, the panel, the muted
     this.lastError = "";  // the last refusal, in words: the line under the buttons
     this.busy = false;  // a command is on its way: a second one waits
 
@@ -158,6 +162,8 @@ export class TableCtrl {
         if (!p.round_break && this.summary && !this.summary.matchEnd) this.summary = null;
       },
       reaction: (p) => this.showReaction(p),
+      chat: (p) => this.chat.add(p),
+      chat_history: (p) => this.chat.history(p),
       hint: (p) => { this.hint = p.action; },
       reply: (/** @type {Reply} */ p) => {
         if (p.ok) this.lastError = "";
@@ -447,7 +453,7 @@ export class TableCtrl {
     else if (this.logged && this.logged !== this.announced) this.announce(this.spoken(this.log[this.log.length - 1]));
     this.announced = this.logged;
     this.wasMyTurn = mine;
-    document.title = mine && document.hidden ? `● ${t("table.your_turn_title")} — ${t("app.name")}` : t("app.name");
+    noticeTurn({ mine, tableId: this.tableId, game: this.game });  // a hidden tab's title, the bell (attention.js)
   }
 
   /** A log line as a screen reader says it: its words, and who played it for the seat. */

@@ -5,6 +5,12 @@
 // lay-down) glides from the stock or from its player's seat; another seat's draw is a
 // card back flying from the stock to the seat. Nothing moves under
 // prefers-reduced-motion (the Web Animations are not started at all).
+//
+// A page that opens on a table already playing (quick play, a reload, a link) has seen no
+// deal: its first drawing deals the hand from the stock only when the round (deal) has
+// had no move yet (`justDealt`), which is what the player would have seen. Later in a
+// round it does not: those cards were dealt long ago, and some were drawn or taken since;
+// a deal gliding in then would show one that did not happen.
 
 /** @typedef {import("./ctrl.js").TableCtrl} TableCtrl */
 /** @typedef {import("./protocol.js").GameEvent} GameEvent */
@@ -14,6 +20,18 @@ const PLACES = "#hand [data-card], #discard-pile [data-card], #face-up [data-car
 const DURATION = 320;
 
 const still = () => !window.matchMedia || window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+/** Whether `view` shows a round (deal) that nobody has moved in yet: its hands just dealt.
+ * Konkan: nothing discarded or laid down; Conquian: the first card turned up, nothing
+ * buried or laid down. @param {any} view */
+export function justDealt(view) {
+  if (!view?.hand?.length || view.match_over) return false;
+  if (view.game === "konkan") return view.discard_count === 0 && !view.melds.length;
+  if (view.game === "conquian") {
+    return view.dead_count === 0 && view.face_up_how === "turned_up" && view.melds.every((/** @type {string[][]} */ m) => !m.length);
+  }
+  return false;
+}
 
 /** Where each card is drawn now, by its id. @returns {Map<string, DOMRect>} */
 export function cardPlaces(/** @type {HTMLElement} */ root) {

@@ -101,7 +101,7 @@ function openModal(/** @type {HTMLDialogElement | null} */ el) { if (el && !el.o
  * @param {Drawn} body
  * @param {() => void} onClose
  */
-function modal(id, title, body, onClose) {
+export function modal(id, title, body, onClose) {
   return v("dialog.modal", {
     key: id, id, ref: openModal, "aria-labelledby": `${id}-title`,
     oncancel: (/** @type {Event} */ e) => { e.preventDefault(); onClose(); },

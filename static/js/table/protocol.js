@@ -20,6 +20,7 @@
  * @property {string} status  waiting, playing, finished or closed
  * @property {boolean} coin_table
  * @property {boolean} [rated]  a rated table (seated by the queue; docs/rating.md)
+ * @property {boolean} [chat]  the table's chat is on (docs/social.md)
  * @property {TableSeat[]} seats
  * @property {number} seq
  * @property {string | null} [invite_code]

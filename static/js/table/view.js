@@ -11,11 +11,13 @@ import { session } from "../api.js";
 import { describeEvent, seatSentence } from "../describe.js";
 import { muted } from "../sound.js";
 import { REACTIONS, REACTION_EMOJI, playedBy } from "./ctrl.js";
-import { overlays } from "./overlays.js";
+import { overlays, modal } from "./overlays.js";
 import { showShortcuts } from "./keys.js";
 import { errorLine } from "./lines.js";
-import { cardPlaces, animateMoves } from "./motion.js";
+import { cardPlaces, animateMoves, justDealt } from "./motion.js";
 import { seatRating } from "../rating.js";
+import { chatButton } from "./chat.js";
+import { inviteDialog } from "../invitations.js";
 
 /** @typedef {import("./ctrl.js").TableCtrl} TableCtrl */
 /** @typedef {import("./protocol.js").TableSeat} TableSeat */
@@ -35,6 +37,7 @@ import { seatRating } from "../rating.js";
  * @property {HTMLElement} announcer
  * @property {Map<string, Element | null>} faces  a name → its face (avatar.js), made once
  * @property {((name: string, size: number) => Element) | null} avatarMaker  avatar.js's, once loaded
+ * @property {boolean} [gameShown]  the game's module has drawn the game once (motion.js: the first deal)
  */
 
 /** The screen's parts, put in `root`. @returns {TableScreen} */
@@ -74,9 +77,14 @@ export function drawTable(/** @type {TableCtrl} */ ctrl, /** @type {TableScreen}
   patch(screen.seats, seats(ctrl, screen));
   patch(screen.foot, foot(ctrl));
   patch(screen.bar, bar(ctrl));
-  patch(screen.overlay, overlays(ctrl));
+  patch(screen.overlay, [overlays(ctrl), logSheet(ctrl)]);
   // The moves are kept until the game's module draws them (the first deal comes with it).
-  animateMoves(screen.root, before, ctrl.view && !ctrl.gameModule() ? [] : ctrl.moved.splice(0), ctrl.seat);
+  const drawn = !!ctrl.view && !!ctrl.gameModule();
+  const moved = ctrl.view && !drawn ? [] : ctrl.moved.splice(0);
+  // A page opened on a round nobody has moved in yet sees its deal (motion.js, justDealt).
+  if (drawn && !screen.gameShown && !moved.length && !before.size && justDealt(ctrl.view)) moved.push({ type: "deal", seat: null });
+  if (drawn) screen.gameShown = true;
+  animateMoves(screen.root, before, moved, ctrl.seat);
   tick(ctrl, screen.root);
   ctrl.signal();
   if (had !== document.activeElement && had?.isConnected && screen.root.contains(had) && !document.querySelector("dialog:modal")) had.focus({ preventScroll: true });
@@ -106,11 +114,15 @@ function bar(/** @type {TableCtrl} */ ctrl) {
     // On a phone the bar is one line: some of its words are only read out (span.label).
     v("a.back", { href: "#/" }, vicon("lobby"), v("span.label", t("table.lobby"))),
     v("strong.table-name", `${t(`game.${info.game}`)} `, v("bdi", `#${ctrl.tableId}`)),
-    vw && game === "konkan" ? v("span.round", t("konkan.round_of", { round: vw.round, rounds: vw.options.rounds }), vw.last_round ? v("span.badge.last", t("konkan.last_round")) : null) : null,
+    // The last round's badge says which round it is: on a phone the round's number is only read out then.
+    vw && game === "konkan" ? v("span.round", v("span.round-n", t("konkan.round_of", { round: vw.round, rounds: vw.options.rounds })), vw.last_round ? v("span.badge.last", t("konkan.last_round")) : null) : null,
     vw && game === "conquian" ? v("span.round", t("conquian.deal_n", { n: vw.deal })) : null,
     ctrl.seat === null ? v("span.badge.spectator", { id: "spectating" }, t("table.spectator")) : null,
     v("span", { id: "conn-status", class: `conn ${ctrl.status}` }, v("span.label", t(`conn.${ctrl.status}`))),
+    chatButton(ctrl),
     vw ? v("button", { type: "button", id: "open-sheet", onclick: () => ctrl.openSheet() }, vicon("sheet"), v("span.label", t("sheet.button"))) : null,
+    // The moves so far, in a sheet: a phone's table has no room for the log under it.
+    vw ? v("button", { type: "button", id: "open-log", "aria-haspopup": "dialog", onclick: () => { ctrl.logOpen = true; ctrl.redraw(); } }, vicon("history"), v("span.label", t("table.log"))) : null,
     over ? v("span.badge.over", { id: "match-over" }, t("table.match_over")) : null,
     over && !ctrl.summary ? v("button", { type: "button", id: "show-results", onclick: () => ctrl.showResults() }, vicon("results"), t("end.results")) : null,
     // The game's rules, in a tab of its own: the table (and its socket) stays open here.
@@ -184,7 +196,8 @@ function seats(/** @type {TableCtrl} */ ctrl, /** @type {TableScreen} */ screen)
         turn ? v("span.timer", { "aria-live": "off" }) : null,
       ),
       // Always there (empty before a move): a seat keeps its height from move to move.
-      v("div.last-move", { title: last || null }, last, last ? byMark(move) : null),
+      // Its words cut short in their own box, the bot's or the timer's mark always shown.
+      v("div.last-move", { title: last || null }, last ? [v("span.move-words", last), byMark(move)] : null),
       reaction ? v("div.bubble", REACTION_EMOJI[reaction] + " " + t(`react.${reaction}`)) : null,
       );
     }),
@@ -247,6 +260,7 @@ function waitingRoom(/** @type {TableCtrl} */ ctrl) {
     info.invite_code ? inviteLink(info.invite_code) : null,
     v("div.row",
       !seated && free ? v("button.primary", { type: "button", id: "take-seat", onclick: once(() => ctrl.takeSeat()) }, t("lobby.join")) : null,
+      seated && free && !session.user?.guest ? v("button", { type: "button", id: "invite-friends", onclick: () => inviteDialog(info.id, info.seats) }, t("invite.button")) : null,
       seated && !info.coin_table ? v("button", { type: "button", id: "start-bots", onclick: once(() => ctrl.startWithBots()) }, t("table.start_with_bots")) : null,
       seated ? v("button", { type: "button", id: "leave", onclick: once(() => ctrl.leave()) }, t("table.leave")) : null,
     ),
@@ -293,6 +307,23 @@ function foot(/** @type {TableCtrl} */ ctrl) {
 }
 
 const scrollDown = (/** @type {HTMLElement | null} */ el) => { if (el) el.scrollTop = el.scrollHeight; };
+
+// The move log in a sheet over the table (the bar's button): every line kept, the last at
+// the foot and in sight. It follows the game while open: a new line scrolls it down.
+function logSheet(/** @type {TableCtrl} */ ctrl) {
+  if (!ctrl.logOpen || !ctrl.view) return null;
+  const first = ctrl.logged - ctrl.log.length;
+  const close = () => { if (!ctrl.logOpen) return; ctrl.logOpen = false; ctrl.redraw(); };
+  const follow = (/** @type {HTMLElement | null} */ el) => {
+    if (!el || el.dataset.lines === String(ctrl.logged)) return;
+    el.dataset.lines = String(ctrl.logged);
+    queueMicrotask(() => scrollDown(el));  // once the sheet is open (its own ref shows it)
+  };
+  return modal("move-log", t("table.log"), ctrl.log.length
+    ? v("ol.log-lines", { id: "log-lines", start: first + 1, tabIndex: 0, "aria-label": t("table.log"), ref: follow },
+      ctrl.log.map((entry, i) => v("li", { key: first + i }, describeEvent(entry.ev, ctrl.nameOf), byMark(entry))))
+    : v("p.muted", "—"), close);
+}
 
 function reactionBar(/** @type {TableCtrl} */ ctrl) {
   if (ctrl.seat === null && !session.token) return null;

@@ -12,26 +12,27 @@ import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, HTTPException, Request, Response, status
+from fastapi import APIRouter, Body, HTTPException, Request, Response, status
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from sahrat.names import name_key
+from sahrat.names import guest_name, name_key
 from sahrat.server.api.deps import (
     BearerToken,
     CurrentUser,
     HubDep,
     address,
     check_limits,
+    checked_name,
     http_error,
     network,
     refuse_mixed_scripts,
     responses,
     too_many,
 )
-from sahrat.server.api.models import AuthOut, Credentials, LoginBody, user_out
+from sahrat.server.api.models import AuthOut, Credentials, GuestBody, LoginBody, user_out
 from sahrat.server.auth import (
     PoolFull,
     hash_password,
@@ -112,15 +113,22 @@ async def _welcome(session: Any, hub: Hub, user_id: int) -> None:
     response_model=AuthOut,
     responses=responses(429, 503),
 )
-async def create_guest(hub: HubDep, request: Request) -> AuthOut:
-    """A fresh guest account (no password) and a token for it. A guest plays at free
-    tables only (docs/economy.md)."""
+async def create_guest(
+    hub: HubDep, request: Request, body: Annotated[GuestBody | None, Body()] = None
+) -> AuthOut:
+    """A fresh guest account (no password) and a token for it, named in the page's
+    language (``lang``): ``صقر سريع 347``, ``Swift Falcon 347`` (a rename on the first
+    visit makes it the guest's own: ``PATCH /api/me``). A guest plays at free tables
+    only (docs/economy.md)."""
+    lang = body.lang if body is not None else None
     with _given_back_if_busy(_new_account_allowed(hub, request)):
-        for _ in range(GUEST_ATTEMPTS):
-            name = f"guest-{secrets.token_hex(3)}"
+        for attempt in range(GUEST_ATTEMPTS):
+            name = guest_name(lang, secrets.randbelow)
+            if attempt == GUEST_ATTEMPTS - 1:  # the words are all taken: a longer number
+                name = f"{name}{secrets.randbelow(1000):03d}"
             try:
                 async with hub.sessions() as session, session.begin():
-                    user = User(name=name, password_hash=None, guest=True)
+                    user = User(name=name, name_key=name_key(name), password_hash=None, guest=True)
                     session.add(user)
                     await session.flush()
                     await _welcome(session, hub, user.id)
@@ -143,10 +151,12 @@ async def sign_up(body: Credentials, hub: HubDep, request: Request) -> AuthOut:
     NFKC and compared whatever its case and by its look (the UTS #39 skeleton): ``Boss``
     and ``b0ss`` are taken once ``boss`` is (409 ``name_taken``). A word of the name that
     mixes alphabets or kinds of digits, like ``b٥ss``, is refused (422
-    ``name_mixes_scripts``)."""
-    refuse_mixed_scripts(body.name)
-    taken = http_error("name_taken", f"the name {body.name!r} is taken")
-    key = name_key(body.name)
+    ``name_mixes_scripts``). Spaces are trimmed and collapsed (``أبو فهد``); a control,
+    format or bidi character is refused (422 ``name_hidden_chars``)."""
+    name = checked_name(body.name)
+    refuse_mixed_scripts(name)
+    taken = http_error("name_taken", f"the name {name!r} is taken")
+    key = name_key(name)
     async with hub.sessions() as session:  # before hashing: a taken name costs nothing
         if await session.scalar(select(User.id).where(User.name_key == key)) is not None:
             raise taken
@@ -154,7 +164,7 @@ async def sign_up(body: Credentials, hub: HubDep, request: Request) -> AuthOut:
         password_hash = await _hashing(hub, hash_password, body.password)
     try:
         async with hub.sessions() as session, session.begin():
-            user = User(name=body.name, name_key=key, password_hash=password_hash, guest=False)
+            user = User(name=name, name_key=key, password_hash=password_hash, guest=False)
             session.add(user)
             await session.flush()
             await _welcome(session, hub, user.id)

@@ -30,11 +30,7 @@ from sahrat.server.api.deps import (
 )
 from sahrat.server.api.me import ledger_of
 from sahrat.server.api.models import (
-    AdminCooldown,
-    AdminHistoryRow,
-    AdminLeave,
     AdminNewTable,
-    AdminRatings,
     Defaults,
     DefaultsBody,
     LedgerCheck,
@@ -46,6 +42,7 @@ from sahrat.server.api.models import (
     table_info,
     utc,
 )
+from sahrat.server.api.rating_models import AdminCooldown, AdminHistoryRow, AdminLeave, AdminRatings
 from sahrat.server.api.ratings import profile_pools
 from sahrat.server.hub import Hub
 from sahrat.server.table.protocol import TableInfo
@@ -85,6 +82,7 @@ async def create_table(body: AdminNewTable, admin: Admin, hub: HubDep) -> TableI
             body.sit,
             capped=False,
             rated=body.rated,
+            chat=body.chat,
         )
     return table_info(info)
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 from fastapi import Depends, HTTPException, Path, Query, Request, status
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sahrat.names import script_problem
+from sahrat.names import NameRefused, clean_name, script_problem
 from sahrat.rules.errors import BadOption
 from sahrat.server.addresses import client_network
 from sahrat.server.api.models import ErrorResponse, ValidationErrorResponse
@@ -95,6 +95,20 @@ def check_limits(code: str, message: str, *checks: Check) -> None:
         raise too_many(code, message, wait)
 
 
+def checked_name(raw: str) -> str:
+    """A display name as it is kept (``names.clean_name``), or a 422: ``name_hidden_chars``
+    for a control, format or bidi character; any other fault in FastAPI's validation
+    shape, naming ``name`` (as a body's own validation would)."""
+    try:
+        return clean_name(raw)
+    except NameRefused as refused:
+        if refused.code == "name_hidden_chars":
+            raise http_error(refused.code, refused.message) from refused
+        raise HTTPException(
+            422, detail=[{"loc": ["body", "name"], "msg": refused.message, "type": "value_error"}]
+        ) from refused
+
+
 def refuse_mixed_scripts(name: str) -> None:
     """422 ``name_mixes_scripts`` if a word of ``name`` imitates one in another alphabet."""
     problem = script_problem(name)
@@ -147,6 +161,7 @@ async def authenticate(request: Request, session: AsyncSession, token: str) -> U
         raise http_error("bad_token", "the token is unknown, expired or revoked")
     hub = get_hub(request)
     hub.remember_name(user.id, user.name)
+    hub.social.seen(user.id)  # friends' presence (docs/social.md, "Friends")
     if not user.guest:  # the network the owner uses: strangers' login floods spare it
         hub.account_limits.signed_in(user.id, client_network(request))
     return user

@@ -1,5 +1,6 @@
 """The caller's own account (``/api/me*``, tagged ``players``): the account and its
-coins, a new name, the coin ledger, the match history.
+coins, a new name, the coin ledger, the match history, and the tables I am seated at
+(the lobby's "my games").
 
 A player's matches are their ``match_players`` rows, written with each finished
 match and kept for ever: leaving the table, or a rematch at it, changes none of
@@ -9,12 +10,13 @@ counts").
 
 from __future__ import annotations
 
+import asyncio
 import math
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
@@ -27,6 +29,7 @@ from sahrat.server.api.deps import (
     Limit,
     Offset,
     check_limits,
+    checked_name,
     http_error,
     refuse_mixed_scripts,
     responses,
@@ -36,17 +39,21 @@ from sahrat.server.api.models import (
     LedgerOut,
     MeOut,
     MyMatch,
+    MyTable,
     RenameBody,
     entry_out,
     match_fields,
+    table_info,
     user_out,
 )
 from sahrat.server.api.ratings import pool_ratings
+from sahrat.server.hub import Hub
 from sahrat.server.limits import Throttle
+from sahrat.server.table.errors import TableError
 from sahrat.server.table.settlement import seat_place
 from sahrat.store import ledger
 from sahrat.store import ratings as store_ratings
-from sahrat.store.models import Match, MatchPlayer, User
+from sahrat.store.models import GameTable, Match, MatchPlayer, Seat, User
 
 RENAMES = 3  # renames an account may make per RENAME_WINDOW (this process's own count)
 RENAME_WINDOW = 3600.0
@@ -99,20 +106,22 @@ def _renames(request: Request) -> Throttle:
 @router.patch("/me", response_model=MeOut, responses=responses(401, 409, 422, 429))
 async def rename(body: RenameBody, user: CurrentUser, hub: HubDep, request: Request) -> MeOut:
     """Change my display name (a guest's too). The name is checked as at sign-up: taken
-    in NFKC, refused if it holds format, bidi or invisible characters (422 naming
-    ``name``) or mixes alphabets in a word (422 ``name_mixes_scripts``), and 409
-    ``name_taken`` if another account has it in any case, form or look-alike.
-    A registered account then logs in with the new name. An account may rename itself
-    ``RENAMES`` times an hour (429 ``too_many_renames`` with Retry-After); a refused
-    name does not count."""
-    refuse_mixed_scripts(body.name)
-    key = name_key(body.name)
-    taken = http_error("name_taken", f"the name {body.name!r} is taken")
+    in NFKC, trimmed and its spaces collapsed, refused if it holds a control, format or
+    bidi character (422 ``name_hidden_chars``), is not made of letters, digits, spaces
+    and ``_ - . '`` (422 naming ``name``) or mixes alphabets in a word (422
+    ``name_mixes_scripts``), and 409 ``name_taken`` if another account has it in any
+    case, form or look-alike. A registered account then logs in with the new name. An
+    account may rename itself ``RENAMES`` times an hour (429 ``too_many_renames`` with
+    Retry-After); a refused name does not count."""
+    name = checked_name(body.name)
+    refuse_mixed_scripts(name)
+    key = name_key(name)
+    taken = http_error("name_taken", f"the name {name!r} is taken")
     async with hub.sessions() as session:
         holder = await session.scalar(select(User.id).where(User.name_key == key))
     if holder is not None and holder != user.id:
         raise taken
-    if body.name != user.name:
+    if name != user.name:
         check_limits(
             "too_many_renames",
             f"an account may change its name {RENAMES} times an hour; try later",
@@ -123,10 +132,10 @@ async def rename(body: RenameBody, user: CurrentUser, hub: HubDep, request: Requ
                 row = await session.get(User, user.id)
                 if row is None:  # deleted meanwhile: as for a revoked token
                     raise http_error("bad_token", "the account is gone")
-                row.name, row.name_key = body.name, key
+                row.name, row.name_key = name, key
         except IntegrityError as error:  # a simultaneous sign-up or rename took it first
             raise taken from error
-        user.name = body.name
+        user.name = name
         hub.renamed(user.id, user.name)  # every process's tables show it (the cluster's too)
     return await me(user, hub)
 
@@ -193,3 +202,70 @@ def _totals(sheet: Any) -> list[int]:
 def _place(match: Match, seat: int) -> int | None:
     sheet = match.score_sheet if isinstance(match.score_sheet, dict) else {}
     return seat_place(match.game, sheet, match.winner_seat, seat)
+
+
+# --- my games ----------------------------------------------------------------------------
+
+MY_TABLES = 20  # the newest tables of mine a list looks at
+FINISHED_HOURS = 12.0  # a finished table looked for if its match ended this recently
+MY_STATUSES = ("waiting", "playing", "finished")
+_ORDER = {"playing": 1, "waiting": 2, "finished": 3}
+
+
+@router.get("/me/tables", response_model=list[MyTable], responses=responses(401))
+async def my_tables(user: CurrentUser, hub: HubDep) -> list[MyTable]:
+    """The tables I am seated at (private ones too), as the lobby's "my games" shows
+    them: those where it is my move first, then those playing, those waiting for
+    players, and those whose match is over while the table is still open (a rematch may
+    be asked there), each newest first. A seat I walked away from during a match is
+    still mine (``left``): a bot or the timer plays it until I am back.
+
+    The tables are found in the database (every process's), and each is asked of the
+    process serving it: a table that closed, or left memory once its finished match
+    had nobody watching, is not listed."""
+    since = datetime.now(UTC) - timedelta(hours=FINISHED_HOURS)
+    recent = (
+        select(Match.id).where(Match.table_id == GameTable.id, Match.finished_at > since).exists()
+    )
+    async with hub.sessions() as session:
+        ids = (
+            await session.scalars(
+                select(GameTable.id)
+                .join(Seat, Seat.table_id == GameTable.id)
+                .where(
+                    Seat.user_id == user.id,
+                    GameTable.status.in_(MY_STATUSES),
+                    or_(GameTable.status != "finished", recent),
+                )
+                .order_by(GameTable.id.desc())
+                .limit(MY_TABLES)
+            )
+        ).all()
+    found = await asyncio.gather(*(_mine(hub, table_id, user.id) for table_id in ids))
+    mine = [line for line in found if line is not None]
+    mine.sort(key=lambda line: (not line.yours, _ORDER[line.table.status], -line.table.id))
+    return mine
+
+
+async def _mine(hub: Hub, table_id: int, user_id: int) -> MyTable | None:
+    """My line for one table, from the process serving it; None if it is not open (or
+    not mine) any more."""
+    try:
+        found = await hub.call(table_id, "mine", user_id=user_id)
+    except TableError:  # closed, forgotten, or moving between processes this instant
+        return None
+    table = table_info(found["table"])
+    seat = next((s for s in table.seats if s.user_id == user_id), None)
+    if seat is None or table.status == "closed":
+        return None
+    turn: int | None = found["turn"]
+    turn_seat = table.seats[turn] if turn is not None and 0 <= turn < len(table.seats) else None
+    return MyTable(
+        table=table,
+        seat=seat.seat,
+        turn=turn,
+        turn_name=turn_seat.name if turn_seat is not None else None,
+        yours=turn == seat.seat,
+        finished=table.status == "finished",
+        left=seat.left,
+    )

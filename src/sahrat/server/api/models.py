@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
+from sahrat.names import NAME_CHARS
 from sahrat.rules.record import GAMES
-from sahrat.server.auth import NAME_CHARS, check_name
 from sahrat.server.table.protocol import ErrorInfo, TableInfo
 from sahrat.store.models import LedgerEntry, Match, User
 
@@ -84,15 +84,12 @@ class Credentials(BaseModel):
 
     name: str = Field(
         max_length=100,
-        description=f"{NAME_CHARS}; taken in NFKC, and unique whatever its case",
+        description=f"{NAME_CHARS}; taken in NFKC, trimmed, spaces collapsed, and unique "
+        "whatever its case or look (checked by the route: 422 ``name_hidden_chars`` for a "
+        "control or bidi character)",
         examples=["layla"],
     )
     password: str = Field(min_length=8, max_length=1024, examples=["correct horse"])
-
-    @field_validator("name")
-    @classmethod
-    def _visible_name(cls, name: str) -> str:
-        return check_name(name)
 
 
 class RenameBody(BaseModel):
@@ -100,14 +97,21 @@ class RenameBody(BaseModel):
 
     name: str = Field(
         max_length=100,
-        description=f"{NAME_CHARS}; taken in NFKC, and unique whatever its case",
+        description=f"{NAME_CHARS}; taken in NFKC, trimmed, spaces collapsed, and unique "
+        "whatever its case or look (checked by the route: 422 ``name_hidden_chars`` for a "
+        "control or bidi character)",
         examples=["layla"],
     )
 
-    @field_validator("name")
-    @classmethod
-    def _visible_name(cls, name: str) -> str:
-        return check_name(name)
+
+class GuestBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    lang: Literal["ar", "en"] | None = Field(
+        default=None,
+        description="the page's language: the guest's generated name is in it (English "
+        "when not given)",
+    )
 
 
 class LoginBody(BaseModel):
@@ -157,6 +161,8 @@ class NewTable(BaseModel):
         default=False,
         description="a rated table (admins only: others get rated play from the queue)",
     )
+    chat: bool = Field(default=True, description='the table\'s chat is on (docs/social.md, "Chat")')
+    friends_watch: bool = Field(default=False, description="the creator's friends may watch it")
 
 
 class JoinBody(BaseModel):
@@ -225,6 +231,27 @@ class MyMatch(MatchSummary):
     )
 
 
+class MyTable(BaseModel):
+    """A table I am seated at, as the lobby's "my games" shows it (docs/social.md)."""
+
+    table: TableInfo
+    seat: int = Field(description="my seat")
+    turn: int | None = Field(
+        description="the seat whose move it is; null while nobody's (waiting for players, "
+        "between two rounds, the match over)"
+    )
+    turn_name: str | None = Field(
+        description="that seat's player's name (a bot may be playing it for them); null for "
+        "a bot's own seat"
+    )
+    yours: bool = Field(description="it is my move")
+    finished: bool = Field(
+        description="the match is over and the table still open (a rematch may be asked); "
+        "it leaves the list when the table closes"
+    )
+    left: bool = Field(description="I walked away from the match: a bot or the timer plays")
+
+
 class ReplayStep(BaseModel):
     """The table after a step of a finished match, every hand face up."""
 
@@ -256,74 +283,7 @@ class Ready(BaseModel):
     )
 
 
-# --- ratings -----------------------------------------------------------------------------
-
-
-class BoardRow(BaseModel):
-    rank: int = Field(description="1 the best; equal ratings share a rank")
-    user_id: int
-    name: str
-    rating: int
-    games: int
-
-
-class HistoryPoint(BaseModel):
-    match_id: int | None = Field(description="the rated match; null: an admin's reset")
-    at: datetime
-    rating: int
-    provisional: bool
-
-
-class ProfilePool(PoolRating):
-    pool: Pool
-    history: list[HistoryPoint] = Field(description="the last 100 changes, oldest first")
-
-
-class ProfileRatings(BaseModel):
-    user_id: int
-    name: str
-    pools: list[ProfilePool] = Field(description="every pool the player played rated")
-
-
 # --- admin -------------------------------------------------------------------------------
-
-
-class AdminHistoryRow(BaseModel):
-    pool: Pool
-    match_id: int | None = Field(description="null: a reset")
-    at: datetime
-    rating: int
-    provisional: bool
-    mu: float
-    sigma: float
-    place: int | None = Field(description="the place the update used (a leaver: last)")
-    reason: Literal["match", "reset"]
-
-
-class AdminLeave(BaseModel):
-    """A rated match the player left, or whose seat the timer forfeited."""
-
-    table_id: int
-    start_seq: int = Field(description="the match's start entry in the table's log")
-    reason: Literal["left", "forfeit"]
-    at: datetime
-
-
-class AdminCooldown(BaseModel):
-    score: float = Field(description="the leave score (decays with time and good matches)")
-    leaves: int = Field(description="every leave ever counted")
-    until: datetime | None = Field(description="the end of the bar; null: none")
-    seconds_left: int
-    changed_at: datetime | None
-
-
-class AdminRatings(BaseModel):
-    user_id: int
-    name: str
-    pools: list[ProfilePool]
-    history: list[AdminHistoryRow] = Field(description="the last 200 changes, oldest first")
-    leaves: list[AdminLeave] = Field(description="newest first")
-    cooldown: AdminCooldown
 
 
 class AdminNewTable(NewTable):

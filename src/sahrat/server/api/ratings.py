@@ -14,15 +14,8 @@ from fastapi import APIRouter, Query
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sahrat.server.api.deps import HubDep, PlayerId, http_error, responses
-from sahrat.server.api.models import (
-    BoardRow,
-    HistoryPoint,
-    Pool,
-    PoolRating,
-    ProfilePool,
-    ProfileRatings,
-    utc,
-)
+from sahrat.server.api.models import Pool, PoolRating, utc
+from sahrat.server.api.rating_models import BoardRow, HistoryPoint, ProfilePool, ProfileRatings
 from sahrat.store import ratings
 from sahrat.store.models import User
 

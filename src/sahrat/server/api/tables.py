@@ -113,6 +113,8 @@ async def create_table(
             body.private,
             address=address(request),
             rated=body.rated,
+            chat=body.chat,
+            friends_watch=body.friends_watch,
         )
     return table_info(info)
 

@@ -81,6 +81,7 @@ class ClusterHost(ForwardingHost, CatalogHost, Protocol):
     async def run_op(self, table: Table, op: str, args: dict[str, Any]) -> Any: ...
     async def apply_suspended(self, user_id: int, suspended: bool) -> None: ...
     def apply_defaults(self, values: dict[str, int]) -> None: ...
+    def apply_block(self, blocker: int, blocked: int, on: bool) -> None: ...
 
 
 log = logging.getLogger("sahrat.cluster")
@@ -165,6 +166,7 @@ class Cluster:
                 "defaults": self._on_defaults,
                 "revoked": self._on_revoked,
                 "rename": self._on_rename,
+                "block": self._on_block,
             }
         )
 
@@ -410,6 +412,9 @@ class Cluster:
         self.host.background(
             asyncio.create_task(self.host.apply_suspended(int(envelope["u"]), bool(envelope["v"])))
         )
+
+    def _on_block(self, envelope: dict[str, Any]) -> None:
+        self.host.apply_block(int(envelope["a"]), int(envelope["b"]), bool(envelope["v"]))
 
     def _on_defaults(self, envelope: dict[str, Any]) -> None:
         self.host.apply_defaults(envelope["v"])

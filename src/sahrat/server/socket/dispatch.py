@@ -15,7 +15,8 @@ import orjson
 from pydantic import ValidationError
 
 from sahrat.server.table.connection import Connection
-from sahrat.server.table.protocol import REACTIONS, Command, React, error_message, refusal
+from sahrat.server.table.messages import error_message, refusal
+from sahrat.server.table.protocol import REACTIONS, Command, React
 from sahrat.server.table.table import Table
 
 Handler = Callable[[Table, Connection, dict[str, Any]], Awaitable[None]]
@@ -54,6 +55,18 @@ async def _react(table: Table, conn: Connection, data: dict[str, Any]) -> None:
     table.react(conn, react.reaction)
 
 
+async def _chat(table: Table, conn: Connection, data: dict[str, Any]) -> None:
+    """Free text or a quick phrase, checked by the table's chat (``table/chat.py``)."""
+    if set(data) != {"type", "payload"}:
+        conn.send(
+            error_message(
+                table.seq, "bad_chat", 'a chat message is {"type": "chat", "payload": {...}}'
+            )
+        )
+        return
+    table.chat.say(conn, data["payload"])
+
+
 async def _ping(table: Table, conn: Connection) -> None:
     conn.send({"type": "pong", "seq": table.seq, "payload": {}})
 
@@ -90,6 +103,7 @@ HANDLERS: dict[str, Handler] = {
     "command": _command,
     "ping": _alone("ping", _ping),
     "react": _react,
+    "chat": _chat,
     "hint": _alone("hint", _hint),
     "rematch": _alone("rematch", _rematch),
     "continue": _alone("continue", _continue),
@@ -111,7 +125,7 @@ async def handle_text(table: Table, conn: Connection, text: str) -> None:
             error_message(
                 table.seq,
                 "bad_message",
-                "expected a message of type command, continue, rematch, hint, react or ping",
+                "expected a message of type command, continue, rematch, hint, react, chat or ping",
             )
         )
         return

@@ -46,11 +46,10 @@ from sahrat.server.edge import origin_allowed  # one rule for pages' sockets and
 from sahrat.server.errors import socket_close
 from sahrat.server.hub import Hub
 from sahrat.server.limits import ConnectionLimit
-from sahrat.server.policy import admits
 from sahrat.server.socket.dispatch import handle_text, refuse
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.errors import TableError
-from sahrat.server.table.protocol import error_message
+from sahrat.server.table.messages import error_message
 from sahrat.server.table.table import Table
 from sahrat.store.tables import MAX_TABLE_ID
 from sahrat.store.tickets import redeem_ticket
@@ -174,7 +173,7 @@ async def _may_see(
     """Whether the user may watch the table (a private one: docs/protocol.md); a table
     served by another process is judged from the database."""
     if isinstance(where, Table):
-        return admits(where, user_id, invite)
+        return await hub.may_watch(where, user_id, invite)
     return await hub.admits_stored(table_id, user_id, invite)
 
 

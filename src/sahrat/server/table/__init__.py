@@ -10,10 +10,14 @@ entry. The map of the package, one module each:
     ``Table``: the lock, the parts, the surface the hub and the transports use, and
     the path of a move (below).
 ``lifecycle.py``
-    the table's operations on seats and matches: joining and leaving, who plays a
-    seat (its player, a bot, the timer), options while it waits, a match's start
-    with its stakes, the rematch, closing. Functions of the table, since each
-    changes several parts together; the table's methods take the lock and call them.
+    the table's operations on seats and matches: joining and leaving, options while
+    it waits, a match's start with its stakes, the rematch, closing. Functions of the
+    table (``host.py``'s ``Host``: what they use of it), since each changes several
+    parts together; the table's methods take the lock and call them. Beside it, as
+    functions of the table too: ``seat_control.py`` (who plays a seat: its player, a
+    bot, the timer; forfeits and a left seat's hurried turn), ``round_break.py`` (the
+    break between rounds) and ``ending.py`` (a match's end: the rows its last append
+    writes, what the table does once they are durable).
 ``match.py``
     ``Match``, the play: the options, the status, the log's seq, the current match
     (state, seed, start, actions, turns per seat) and the answers to recent commands;
@@ -34,7 +38,9 @@ entry. The map of the package, one module each:
 ``seating.py`` (who sits where, the only truth of it), ``pacing.py`` (``Clock``,
 ``RoundBreak``), ``autoplay.py`` (bots think off the event loop), ``settlement.py``
 (what a finished match writes: rows, coins, whether it counted), ``protocol.py``
-(the wire: every message a client sends and every one the server builds),
+(the wire's shapes: every message a client sends and every one the server sends),
+``messages.py`` (the server's messages built, one function per shape), ``chat.py``
+(the table's chat, its rules ``server/social/chat.py``),
 ``connection.py`` (a socket's outgoing queue), ``services.py`` (``TableServices``:
 all a table needs from its process, so nothing here imports the hub), ``errors.py``
 (``TableError``: a code and a message).
@@ -56,8 +62,8 @@ asking the table.
 
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.errors import TableError
+from sahrat.server.table.messages import refusal
 from sahrat.server.table.moves import Step
-from sahrat.server.table.protocol import refusal
 from sahrat.server.table.services import ServerDefaults, TableServices
 from sahrat.server.table.table import Table
 

@@ -25,9 +25,7 @@ from sahrat.rules.engine import Engine
 from sahrat.rules.rng import seed_commitment
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.match import Match
-from sahrat.server.table.moves import Step
-from sahrat.server.table.pace import Pace
-from sahrat.server.table.protocol import (
+from sahrat.server.table.messages import (
     error_message,
     message,
     reaction_payload,
@@ -37,6 +35,8 @@ from sahrat.server.table.protocol import (
     table_payload,
     update_payload,
 )
+from sahrat.server.table.moves import Step
+from sahrat.server.table.pace import Pace
 from sahrat.server.table.rated import seat_rating
 from sahrat.server.table.seating import Seating
 from sahrat.server.table.services import TableServices
@@ -70,6 +70,8 @@ class Audience:
         on_away: Callable[[int], None],
         rated: bool = False,
         ratings: dict[int, tuple[int, bool]] | None = None,
+        chat: bool = True,
+        friends_watch: bool = False,
     ) -> None:
         self._services = services
         self._engine = engine
@@ -83,6 +85,8 @@ class Audience:
         self._creator_id = creator_id
         self._on_away = on_away  # a seat's grace period ran out
         self._rated = rated
+        self._chat = chat  # the table's chat is on (table/chat.py)
+        self.friends_watch = friends_watch  # the creator's friends may watch it (private)
         self._ratings = ratings if ratings is not None else {}  # the table's, kept current
         self.connections: dict[Connection, None] = {}  # a set that keeps arrival order
         self._grace: dict[int, asyncio.Task[None]] = {}
@@ -173,6 +177,8 @@ class Audience:
             spectators=[names.get(user, f"player {user}") for user in watching[:SPECTATORS_SHOWN]],
             spectator_count=len(watching),
             rated=self._rated,
+            chat=self._chat,
+            friends_watch=self.friends_watch,
         )
 
     def shows_invite_code(self, viewer: int | None) -> bool:

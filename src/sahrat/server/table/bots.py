@@ -15,8 +15,8 @@ from sahrat.rules.engine import Engine
 from sahrat.rules.errors import RuleError
 from sahrat.server.table.autoplay import BotSeats, suggest
 from sahrat.server.table.connection import Connection
+from sahrat.server.table.messages import error_payload, hint_payload
 from sahrat.server.table.moves import MakeSteps, Position, Step, Steps, Submit
-from sahrat.server.table.protocol import error_payload, hint_payload
 from sahrat.server.table.seating import Seating
 from sahrat.settings import Settings
 

@@ -1,12 +1,11 @@
-"""A table's seats and matches: joining and leaving, who plays a seat (its player, a
-bot, or the timer), options while it waits, the start of a match (with the stakes of a
-coin table), the rematch, and closing.
+"""A table's seats and matches: joining and leaving, options while it waits, the start
+of a match (with the stakes of a coin table), the rematch, and closing (who plays a
+seat, its player, a bot or the timer, is ``seat_control.py``).
 
 These are the table's own operations, written as functions of the :class:`Host` they
 act on (the ``Table``), because each one changes several of its parts together. The
 coroutines run under the table's lock (the table's public methods take it and call
-them); the plain functions (who plays a seat) run whole between two awaits, like the
-table's own plain methods.
+them).
 
 What a leaver's table becomes (docs/protocol.md, "Leaving a match"): leaving a match in
 progress keeps the seat, played by a bot at a free table and by the turn timer at a
@@ -19,66 +18,18 @@ longer counts among its creator's open tables.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
-from sahrat.rules.engine import Engine
+import sahrat.server.table.seat_control as seat_control
 from sahrat.rules.record import options_for
 from sahrat.rules.rng import new_seed
-from sahrat.server.table.audience import Audience
-from sahrat.server.table.bots import BotDriver
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.errors import TableError
-from sahrat.server.table.match import Match
-from sahrat.server.table.pace import Pace
-from sahrat.server.table.protocol import error_message, error_payload
-from sahrat.server.table.seating import Seating
-from sahrat.server.table.services import TableServices
+from sahrat.server.table.host import Host, as_datetime
+from sahrat.server.table.messages import error_message, error_payload
 from sahrat.store import ledger
 from sahrat.store.log import Append
-
-
-class Host(Protocol):
-    """What these operations use of a table: its parts, and the moves it makes."""
-
-    id: int
-    services: TableServices
-    engine: Engine
-    game: str
-    creator_id: int
-    log: logging.LoggerAdapter[logging.Logger]
-    seating: Seating
-    match: Match
-    pace: Pace
-    audience: Audience
-    bots: BotDriver
-    rated: bool
-    ratings: dict[int, tuple[int, bool]]
-
-    @property
-    def players(self) -> int: ...
-
-    @property
-    def pool(self) -> str: ...
-
-    @property
-    def bots_allowed(self) -> bool: ...
-
-    @property
-    def bot_level(self) -> str: ...
-
-    def check_lease(self) -> None: ...
-
-    def arm(self) -> None: ...
-
-    def schedule_bot(self) -> None: ...
-
-    def break_changed(self) -> None: ...
-
-    def close(self, code: int = 1000, reason: str = "") -> None: ...
-
 
 # --- seats ---------------------------------------------------------------------------------
 
@@ -89,7 +40,7 @@ async def join(table: Host, user_id: int, seat: int | None, address: str | None)
     if match.status == "playing" and mine is not None:
         if not seating.played_by_owner(mine):
             await services.check_can_sit(user_id, 0)
-            set_controller(table, mine, None, left=False)
+            seat_control.set_controller(table, mine, None, left=False)
             table.audience.table_changed()
             return
         raise TableError("already_seated", "you already have a seat at this table")
@@ -152,17 +103,17 @@ async def leave(table: Host, user_id: int) -> None:
         # Leaving never redeals: at a free table a bot plays on with the same hand, at
         # a coin table the turn timer does; the player may come back.
         level = table.bot_level if table.bots_allowed else None
-        stored = set_controller(table, seat, level, left=True)
+        stored = seat_control.set_controller(table, seat, level, left=True)
         # Stored before the answer (a restart must know the seat was left); a failure
         # is logged by the task itself.
         await asyncio.wait([stored])
         if table.rated:
-            await _record_leave(table, user_id, "left")
+            await seat_control.record_leave(table, user_id, "left")
         if seating.only_bots_play(table.bots_allowed):
             await _abandon(table)
             return
         table.audience.table_changed()
-        await hurry_left_seat(table)  # a coin table's timer: a left seat's pace
+        await seat_control.hurry_left_seat(table)  # a coin table's timer: a left seat's pace
         return
     await table.services.remove_seat(table.id, seat)
     seating.unseat(seat)  # leaving a finished table declines its rematch
@@ -195,104 +146,6 @@ async def update_options(table: Host, options: dict[str, Any]) -> None:
     if any(owner is not None for owner in table.seating.seats):
         await _start_if_full(table)
     table.audience.table_changed()
-
-
-# --- who plays a seat ----------------------------------------------------------------------
-
-
-def set_controller(
-    table: Host, seat: int, bot_level: str | None, *, left: bool
-) -> asyncio.Task[None]:
-    """Hand a seat to a bot (or back to its player), remembered in the database; the
-    task that writes it (awaited by a leave, whose answer says it is done)."""
-    table.seating.control(seat, bot_level, left=left)
-    table.bots.forget(seat)
-    if bot_level is None and not left:
-        table.match.tally.back(seat)  # back at the seat: idle turns start again
-    elif table.pace.reader_done(seat):  # a bot reads no summary
-        table.break_changed()
-    owner = table.seating.seats[seat]
-    task = asyncio.create_task(table.services.store_seat(table.id, seat, owner, bot_level, left))
-    table.services.background(task)
-    table.schedule_bot()
-    return task
-
-
-def retake(table: Host, seat: int) -> bool:
-    """A socket of the seat's player is here during a match: coming back to the table
-    takes the seat over again, hand and all, from a bot or the timer (True if so)."""
-    if table.match.status != "playing" or table.seating.played_by_owner(seat):
-        return False
-    set_controller(table, seat, None, left=False)
-    return True
-
-
-def away(table: Host, seat: int) -> None:
-    """A seat's grace period ran out with none of its player's sockets back: at a free
-    table a bot plays the hand until the player is back (at a coin table the timer)."""
-    if table.match.status != "playing":
-        return
-    table.seating.mark_away(seat)
-    if table.bots_allowed:
-        set_controller(table, seat, table.bot_level, left=False)
-    table.audience.table_changed()
-
-
-async def forfeit_idle_seats(table: Host) -> None:
-    """A seat the timer played for ``timer_turns_to_forfeit`` turns in a row is
-    forfeited like a player who left: a bot plays it at a free table, the timer at a
-    coin table (at a left seat's pace), and its player may come back and take it over."""
-    forfeited: list[int] = []
-    seating = table.seating
-    for seat in table.match.tally.idle(table.services.settings.timer_turns_to_forfeit):
-        owner = seating.seats[seat]
-        if seat not in seating.left and owner is not None:
-            level = table.bot_level if table.bots_allowed else None
-            set_controller(table, seat, level, left=True)
-            forfeited.append(owner)
-    if forfeited:
-        if table.rated:  # a forfeit is a leave (docs/rating.md)
-            for owner in forfeited:
-                await _record_leave(table, owner, "forfeit")
-        table.audience.table_changed()
-        await hurry_left_seat(table)
-
-
-async def _record_leave(table: Host, user_id: int, reason: str) -> None:
-    """A rated match left (or forfeited): the player's cool-down, stored once per
-    match. Not stored (the database failed): logged, and the leave stands anyway (the
-    seat is last at the match's end all the same, being left)."""
-    try:
-        await table.services.record_rated_leave(
-            user_id, table.id, table.match.start_seq or 0, reason
-        )
-    except Exception:
-        table.log.exception("table %s: the rated leave of %s was not stored", table.id, user_id)
-
-
-async def hurry_left_seat(table: Host) -> None:
-    """The seat to act has just been left to the timer (its player left, was suspended,
-    or forfeited it): its turn ends within the short time from now rather than at the
-    table's deadline. The new deadline is stored as a step's is (a restart or a
-    takeover keeps it) and shown to everyone in a fresh snapshot, the deadline having
-    changed without a step. A player who comes back during that turn has what is left
-    of it (coming and going gives no one more time)."""
-    deadline = table.pace.hurried()
-    if deadline is None:
-        return
-    match = table.match
-    try:
-        table.check_lease()
-        await table.services.writer.append(
-            Append(table.id, [], match.seq, match.status, as_datetime(deadline))
-        )
-    except TableError:
-        return  # another process serves the table now; its restore shortens the turn
-    except Exception:  # not stored: the restore shortens the turn again
-        table.log.warning("table %s: a left seat's deadline was not stored", table.id)
-    table.pace.hurry(deadline)
-    table.arm()
-    table.audience.send_snapshots()
 
 
 # --- a match's start -----------------------------------------------------------------------
@@ -451,7 +304,3 @@ def closed(table: Host, *, free_seats: bool) -> None:
         table.seating.free_all()
     table.audience.send_table()  # now: the sockets close right after it
     table.close()
-
-
-def as_datetime(timestamp: float | None) -> datetime | None:
-    return None if timestamp is None else datetime.fromtimestamp(timestamp, UTC)

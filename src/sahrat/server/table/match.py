@@ -21,8 +21,8 @@ from typing import Any
 
 from sahrat.rules.engine import Engine
 from sahrat.rules.record import options_for
+from sahrat.server.table.messages import accepted
 from sahrat.server.table.moves import Position, Step, Steps
-from sahrat.server.table.protocol import accepted
 from sahrat.server.table.seating import Seating
 from sahrat.server.table.services import TableServices
 from sahrat.server.table.settlement import (

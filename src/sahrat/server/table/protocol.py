@@ -5,9 +5,8 @@ table's sequence number after the step it reports. Clients send commands
 with a client id (``cid``, for de-duplication) and the ``seq`` they saw.
 JSON schemas of these models are in ``docs/schemas/`` (``sahrat schemas``).
 
-Every message the server sends is built by the functions below the models, so each
-shape is written once, next to the model that documents it; what goes in a view is
-the engine's.
+Every message the server sends is built by ``messages.py``, one function per shape,
+each naming the model here that documents it; what goes in a view is the engine's.
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from sahrat.server.table.pacing import RoundBreak as Pause
 
 # --- client → server ---------------------------------------------------------------
 
@@ -61,6 +58,53 @@ class Reaction(BaseModel):
     user_id: int
     name: str | None
     reaction: str
+
+
+class ChatBody(BaseModel):
+    """What is said: free text, or a quick phrase by its key (docs/social.md, "Chat")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = Field(
+        default=None,
+        description="1 to 200 characters once trimmed, no control characters; "
+        "exactly one of text and phrase",
+    )
+    phrase: str | None = Field(
+        default=None, description="a quick phrase's key, e.g. yalla, nice, thanks, hurry"
+    )
+
+
+class Chat(BaseModel):
+    """Say something at the table (players' and spectators' chat are apart)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["chat"]
+    payload: ChatBody
+
+
+class ChatInfo(BaseModel):
+    """One chat message, as each connection allowed to read it gets it."""
+
+    id: str = Field(description="the message's id (a report names it)")
+    user_id: int
+    name: str | None
+    seat: int | None = Field(description="the sender's seat; null: a spectator")
+    channel: Literal["players", "spectators"] = Field(
+        description="players: said by a seated player, read by everyone at the table; "
+        "spectators: said by a spectator, read by spectators (and by players except "
+        "during play at a coin table)"
+    )
+    text: str | None = Field(description="free text (shown as text, never as markup)")
+    phrase: str | None = Field(description="a quick phrase's key, shown in the reader's words")
+    at: float = Field(description="when it was said, Unix seconds")
+
+
+class ChatHistory(BaseModel):
+    """The table's recent messages this connection may read (sent when it opens)."""
+
+    messages: list[ChatInfo] = Field(description="oldest first, at most 50")
 
 
 class Ping(BaseModel):
@@ -159,6 +203,15 @@ class TableInfo(BaseModel):
         description="a rated table: its match moves its players' ratings (docs/rating.md); "
         "it offers no rematch",
     )
+    chat: bool = Field(
+        default=True,
+        description="the table's chat is on (its creator may turn it off: docs/social.md)",
+    )
+    friends_watch: bool = Field(
+        default=False,
+        description="the creator's friends may watch this table though it is private "
+        '(docs/social.md, "Friends")',
+    )
 
 
 class RoundBreak(BaseModel):
@@ -215,8 +268,8 @@ class RatingChange(BaseModel):
     provisional: bool = Field(description="the new rating is still provisional")
     unrated: Literal["short", "repeat", "no_opponent"] | None = Field(
         description="why this person's rating did not move (docs/rating.md, 'What a match "
-        "is rated against'): the match was not really played (short), every opponent who "
-        "counted was met too often lately (repeat), nobody counted as an opponent "
+        "is rated against'): the match was not really played (short), an opponent at the "
+        "table was met too often lately (repeat), nobody counted as an opponent "
         "(no_opponent); null: it moved"
     )
 
@@ -244,165 +297,6 @@ class Resume(BaseModel):
     snapshot: Snapshot
 
 
-# --- building the server's messages -------------------------------------------------
-
-
-def message(kind: str, seq: int, payload: dict[str, Any]) -> dict[str, Any]:
-    """A server message (``ServerMessage``): its type, the table's seq when it was
-    sent, its payload."""
-    return {"type": kind, "seq": seq, "payload": payload}
-
-
-def refusal(cid: str, code: str, message: str) -> dict[str, Any]:
-    """The payload of a ``reply`` refusing command ``cid`` (``Reply``)."""
-    return {"cid": cid, "ok": False, "error": {"code": code, "message": message}}
-
-
-def accepted(cid: str) -> dict[str, Any]:
-    """The payload of a ``reply`` accepting command ``cid`` (``Reply``)."""
-    return {"cid": cid, "ok": True}
-
-
-def error_payload(code: str, message: str) -> dict[str, Any]:
-    """The payload of an ``error`` (``ErrorInfo``)."""
-    return {"code": code, "message": message}
-
-
-def round_break_payload(pause: Pause | None) -> dict[str, Any] | None:
-    """A round break as messages carry it (``RoundBreak``)."""
-    return None if pause is None else {"until": pause.until, "waiting": sorted(pause.waiting)}
-
-
-def seat_payload(
-    seat: int,
-    owner: int | None,
-    name: str | None,
-    *,
-    connected: bool,
-    away: bool,
-    bot_level: str | None,
-    left: bool,
-    rating: tuple[int, bool] | Literal[False] | None = False,
-) -> dict[str, Any]:
-    """One seat of a ``table`` payload (``TableSeat``); ``rating`` (shown number and
-    provisional flag, None for an empty seat) at a rated table only (False: not rated,
-    no ``rating`` key)."""
-    out: dict[str, Any] = {
-        "seat": seat,
-        "user_id": owner,
-        "name": name,
-        "connected": connected,
-        "away": away,
-        "bot": bot_level is not None,
-        "bot_level": bot_level,
-        "left": left,
-    }
-    if rating is not False:
-        out["rating"] = None if rating is None else {"value": rating[0], "provisional": rating[1]}
-    return out
-
-
-def table_payload(
-    *,
-    table_id: int,
-    game: str,
-    options: dict[str, Any],
-    private: bool,
-    invite_code: str | None,
-    status: str,
-    coin_table: bool,
-    creator_id: int,
-    seats: list[dict[str, Any]],
-    seq: int,
-    seed_commitment: str | None,
-    rematch: list[int],
-    spectators: list[str],
-    spectator_count: int,
-    rated: bool = False,
-) -> dict[str, Any]:
-    """The payload of a ``table`` message, and a snapshot's ``table`` (``TableInfo``)."""
-    return {
-        "id": table_id,
-        "game": game,
-        "options": options,
-        "private": private,
-        "invite_code": invite_code,
-        "status": status,
-        "coin_table": coin_table,
-        "creator_id": creator_id,
-        "seats": seats,
-        "seq": seq,
-        "seed_commitment": seed_commitment,
-        "rematch": rematch,
-        "spectators": spectators,
-        "spectator_count": spectator_count,
-        "rated": rated,
-    }
-
-
-def snapshot_payload(
-    table: dict[str, Any],
-    seat: int | None,
-    view: dict[str, Any] | None,
-    deadline: float | None,
-    pause: Pause | None,
-) -> dict[str, Any]:
-    """The payload of a ``snapshot`` (``Snapshot``)."""
-    return {
-        "table": table,
-        "seat": seat,
-        "view": view,
-        "deadline": deadline,
-        "round_break": round_break_payload(pause),
-    }
-
-
-def update_payload(
-    events: list[dict[str, Any]],
-    by: str,
-    view: dict[str, Any] | None = None,
-    deadline: float | None = None,
-    pause: Pause | None = None,
-) -> dict[str, Any]:
-    """The payload of an ``update`` (``Update``): a step's events as one seat sees
-    them; ``view``, ``deadline`` and ``pause`` are the table's now (none in a resume's
-    older steps)."""
-    return {
-        "events": events,
-        "view": view,
-        "deadline": deadline,
-        "by": by,
-        "round_break": round_break_payload(pause),
-    }
-
-
-def resume_payload(missed: list[dict[str, Any]], snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The payload of a ``resume`` (``Resume``): the missed updates, then a snapshot."""
-    return {"missed": missed, "snapshot": snapshot}
-
-
-def break_payload(pause: Pause | None, deadline: float | None) -> dict[str, Any]:
-    """The payload of a ``break`` (``BreakInfo``)."""
-    return {"round_break": round_break_payload(pause), "deadline": deadline}
-
-
-def reaction_payload(
-    seat: int | None, user_id: int, name: str | None, reaction: str
-) -> dict[str, Any]:
-    """The payload of a ``reaction`` (``Reaction``)."""
-    return {"seat": seat, "user_id": user_id, "name": name, "reaction": reaction}
-
-
-def ratings_payload(pool: str, changes: list[dict[str, Any]]) -> dict[str, Any]:
-    """The payload of a ``ratings`` (``RatingsInfo``)."""
-    return {"pool": pool, "changes": changes}
-
-
-def hint_payload(action: dict[str, Any]) -> dict[str, Any]:
-    """The payload of a ``hint`` (``HintInfo``): the action without its seat."""
-    return {"action": {key: value for key, value in action.items() if key != "seat"}}
-
-
 class ServerMessage(BaseModel):
     type: Literal[
         "snapshot",
@@ -413,6 +307,8 @@ class ServerMessage(BaseModel):
         "break",
         "hint",
         "reaction",
+        "chat",
+        "chat_history",
         "ratings",
         "error",
         "pong",
@@ -431,14 +327,10 @@ MESSAGE_PAYLOADS: dict[str, type[BaseModel] | None] = {
     "break": BreakInfo,
     "hint": HintInfo,
     "reaction": Reaction,
+    "chat": ChatInfo,
+    "chat_history": ChatHistory,
     "ratings": RatingsInfo,
     "error": ErrorInfo,
     "pong": None,
     "bye": ErrorInfo,
 }
-
-
-def error_message(seq: int, code: str, message: str) -> dict[str, Any]:
-    """An ``error`` message: a client message refused (not a command with a ``cid``,
-    which gets a ``reply``), or a table's news that something could not be done."""
-    return {"type": "error", "seq": seq, "payload": {"code": code, "message": message}}

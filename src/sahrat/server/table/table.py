@@ -19,7 +19,10 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+import sahrat.server.table.ending as ending
 import sahrat.server.table.lifecycle as lifecycle
+import sahrat.server.table.round_break as round_break
+import sahrat.server.table.seat_control as seat_control
 from sahrat.ratings import pool_of
 from sahrat.rules.engine import Engine
 from sahrat.rules.errors import RuleError
@@ -27,20 +30,15 @@ from sahrat.rules.record import engine_for, options_for
 from sahrat.server import metrics
 from sahrat.server.table.audience import Audience
 from sahrat.server.table.bots import BotDriver
+from sahrat.server.table.chat import TableChat
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.errors import TableError
+from sahrat.server.table.host import as_datetime
 from sahrat.server.table.match import Match
+from sahrat.server.table.messages import accepted, message, refusal
 from sahrat.server.table.moves import MakeSteps, Position, Step, Steps
 from sahrat.server.table.pace import Pace
-from sahrat.server.table.protocol import (
-    Command,
-    accepted,
-    break_payload,
-    message,
-    ratings_payload,
-    refusal,
-)
-from sahrat.server.table.rated import rated_match
+from sahrat.server.table.protocol import Command
 from sahrat.server.table.seating import Seating
 from sahrat.server.table.services import TableServices
 from sahrat.store.log import Append
@@ -71,6 +69,8 @@ class Table:
         left: set[int] | None = None,
         addresses: dict[int, str] | None = None,
         rated: bool = False,
+        chat: bool = True,
+        friends_watch: bool = False,
     ) -> None:
         self.services = services
         self.rated = rated  # its matches move ratings (docs/rating.md); no rematch
@@ -81,6 +81,7 @@ class Table:
         self.game = game
         self.engine: Engine = engine_for(game)
         self.private = private
+        self.friends_watch = friends_watch  # the creator's friends may watch (private)
         self.invite_code = invite_code
         self.creator_id = creator_id
         self.lock = asyncio.Lock()
@@ -101,10 +102,13 @@ class Table:
             private=private,
             invite_code=invite_code,
             creator_id=creator_id,
-            on_away=partial(lifecycle.away, self),
+            on_away=partial(seat_control.away, self),
             rated=rated,
             ratings=self.ratings,
+            chat=chat,
+            friends_watch=friends_watch,
         )
+        self.chat = TableChat(services, self.audience, self.match, enabled=chat)
         self.bots = BotDriver(game, self.engine, self.seating, settings, self.log, table_id)
 
     # --- what the table is --------------------------------------------------------------
@@ -227,7 +231,7 @@ class Table:
             )
         if not self.seating.played_by_owner(seat):
             # Playing at your own seat is coming back to it, as reconnecting is.
-            lifecycle.set_controller(self, seat, None, left=False)
+            seat_control.set_controller(self, seat, None, left=False)
             self.broadcast_table()
         if command.seq != self.seq:
             reply = refusal(
@@ -273,26 +277,8 @@ class Table:
         final_state = steps[-1][1]
         over = bool(final_state.over)
         plan = self.pace.plan(steps, self.seating.readers(self.audience.connected_seats()))
-        match, players, coins = (
-            self.match.settle(
-                final_state, steps, table_id=self.id, seating=self.seating, services=self.services
-            )
-            if over
-            else (None, [], [])
-        )
-        rated = (
-            rated_match(
-                game=self.game,
-                options=self.options.to_json(),
-                row=match,
-                players=players,
-                seating=self.seating,
-                table_id=self.id,
-                start_seq=self.match.start_seq or 0,
-                settings=self.services.settings,
-            )
-            if match is not None and self.rated
-            else None
+        match, players, coins, rated = (
+            ending.rows(self, final_state, steps) if over else (None, [], [], None)
         )
         await self.services.writer.append(
             Append(
@@ -300,7 +286,7 @@ class Table:
                 [step.entry() for step, _ in steps],
                 steps[-1][0].seq,
                 "finished" if over else "playing",
-                lifecycle.as_datetime(plan.deadline),
+                as_datetime(plan.deadline),
                 match=match,
                 match_players=players,
                 ledger=coins,
@@ -312,16 +298,9 @@ class Table:
             self.match.adopt(step, state)
             self.audience.publish(step)
         if over:
-            self.match.finish()
-            self.pace.close()
-            if rated is not None:  # stored with the match: now everyone may know
-                for change in rated.changes:
-                    self.ratings[change["user_id"]] = (change["after"], change["provisional"])
-                self.audience.send_all("ratings", ratings_payload(rated.pool, rated.changes))
-            self.broadcast_table()
-            self.services.forget_later(self.id)
+            ending.ended(self, rated)
         else:
-            await lifecycle.forfeit_idle_seats(self)
+            await seat_control.forfeit_idle_seats(self)
             self.arm()
             self.schedule_bot()
 
@@ -356,40 +335,19 @@ class Table:
 
     def arm(self) -> None:
         """Wake up at the turn's deadline (the timer's move) or at the break's end."""
-        self.pace.arm(self.submit, self._end_break)
+        self.pace.arm(self.submit, partial(round_break.end, self))
 
     def schedule_bot(self) -> None:
         """Let a bot move, after its pause, if one is to act."""
         self.bots.schedule(self.position(), self.submit)
 
-    # --- the break between rounds ---------------------------------------------------------
+    # --- the break between rounds (round_break.py) ---------------------------------------
 
     def continue_play(self, conn: Connection) -> None:
-        """A player is done with the round's summary; the last one starts the round (a
-        late or a spectator's continue changes nothing)."""
-        self.audience.follow(conn)
-        if conn.seat is not None and self.pace.reader_done(conn.seat):
-            self.break_changed()
+        round_break.continue_play(self, conn)
 
     def break_changed(self) -> None:
-        """Tell the table who is still reading; end the break once nobody is."""
-        pause = self.pace.round_break
-        if pause is None:
-            return
-        if pause.waiting:
-            self._send_break()
-        else:
-            self._end_break()
-
-    def _end_break(self) -> None:
-        """The next round's play starts: its first turn's clock, its bots."""
-        if self.pace.end_break():
-            self._send_break()
-            self.arm()
-            self.schedule_bot()
-
-    def _send_break(self) -> None:
-        self.audience.send_all("break", break_payload(self.pace.round_break, self.pace.deadline))
+        round_break.changed(self)
 
     # --- a restore --------------------------------------------------------------------------
 
@@ -410,8 +368,9 @@ class Table:
         changes nothing in play and is announced with the next batch of spectators."""
         before = self.audience.presence()
         self.audience.add(conn)
-        retaken = conn.seat is not None and lifecycle.retake(self, conn.seat)
+        retaken = conn.seat is not None and seat_control.retake(self, conn.seat)
         self.audience.greet(conn, self.match.missed_since(since) if since is not None else None)
+        self.chat.greet(conn)
         self.audience.announce(before, seats_changed=retaken)
 
     def disconnect(self, conn: Connection) -> None:
