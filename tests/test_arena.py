@@ -139,3 +139,34 @@ def test_a_committed_konkan_left_in_hand_is_counted() -> None:
         assert played.konkans_missed[1] == 0
         assert (played.konkans_missed[0] >= 1) == (missed == 1)  # one per turn it is held
         assert (played.state.match_winner == 0) == (missed == 0)
+
+
+def _without_times(report: dict[str, Any]) -> dict[str, Any]:
+    report = dict(report)
+    del report["seconds"]
+    report["players"] = [
+        {k: v for k, v in stats.items() if not k.startswith(("decision_ms", "decision_cpu_ms"))}
+        for stats in report["players"]
+    ]
+    return report
+
+
+def test_a_line_played_in_parts_is_the_line() -> None:
+    # matches 0..2 in one run, and as match 0 then matches 1..2 (``first``): the same matches
+    seats = ["strong", "simple", "simple"]
+    whole = arena.run_arena("konkan", seats, 3, "p")
+    parts: list[arena.MatchResult] = []
+    arena.run_arena("konkan", seats, 1, "p", on_result=parts.append)
+    arena.run_arena("konkan", seats, 2, "p", on_result=parts.append, first=1)
+    assert [result.names for result in parts] == [arena.seating(seats, i) for i in range(3)]
+    added = arena.ArenaReport(
+        "konkan",
+        seats,
+        3,
+        "p",
+        0.0,
+        {name: arena.PlayerStats(name, seats.count(name), 3) for name in ("strong", "simple")},
+    )
+    for result in parts:
+        added.add(result)
+    assert _without_times(added.to_json()) == _without_times(whole.to_json())

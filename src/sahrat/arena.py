@@ -298,8 +298,11 @@ def run_arena(
     workers: int = 1,
     progress: bool = False,
     on_result: Callable[[MatchResult], None] | None = None,
+    first: int = 0,
 ) -> ArenaReport:
-    """Play ``matches`` matches of ``game`` with ``seats`` rotating; ``workers`` processes."""
+    """Play ``matches`` matches of ``game`` with ``seats`` rotating; ``workers`` processes.
+    ``first``: the index of the first match (a long line played in parts: the matches
+    ``first`` .. ``first + matches - 1`` of the same line, the same deals)."""
     _check(game, seats)
     seats = list(seats)
     report = ArenaReport(
@@ -312,7 +315,7 @@ def run_arena(
             name: PlayerStats(name, seats.count(name), len(seats)) for name in dict.fromkeys(seats)
         },
     )
-    jobs = [(game, tuple(seats), seed, index) for index in range(matches)]
+    jobs = [(game, tuple(seats), seed, index) for index in range(first, first + matches)]
     started = time.perf_counter()
     results: Iterator[MatchResult]
     pool = None

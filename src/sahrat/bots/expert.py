@@ -17,8 +17,11 @@ strong player's order.
   it go, force or not, and the strong player's best discards. The opponent's
   sampled hand is dealt again when it would have melded a card they let go (a
   discard of ours they refused, a card they turned up and passed).
-* **Konkan** (:mod:`sahrat.bots.konkan_expert`): every candidate — draw or take the
-  pile's card to open, open now or wait, the strong player's best discards — is played
+* **Konkan** (:mod:`sahrat.bots.konkan_expert`): the discard is first chosen again
+  among the strong player's best by the opening race (before opening: the turn the hand
+  left first holds the opening on sampled draws) and by the share of the next seat's
+  sampled hands it opens or melds in. Then every candidate — draw or take the
+  pile's card to open, open now or wait, the best discards — is played
   to the end of the round by the simple player's policy for every seat, on a face-mask
   copy of the round (:mod:`sahrat.bots.konkan_sim`, its meld values from
   :mod:`sahrat.bots.fastmelds`), and replaces the strong player's move only when it is
@@ -547,7 +550,7 @@ def conquian_playout(deal: FastDeal, line: tuple[Action, ...], seat: int) -> flo
 
 
 def konkan_discards(
-    me: KonkanSeat, memory: konkan_bot.Memory, first: Card
+    me: KonkanSeat, memory: konkan_bot.Memory, first: Card, count: int = KONKAN_DISCARDS
 ) -> list[tuple[Card, float]]:
     """The strong player's best discards with its cost of each (lower is better to throw),
     its own choice first."""
@@ -566,4 +569,4 @@ def konkan_discards(
 
     others = {c.face: c for c in candidates if c.face != first.face}.values()
     ordered = sorted(others, key=lambda card: (cost(card), card.sort_key))
-    return [(card, cost(card)) for card in [first, *ordered[: KONKAN_DISCARDS - 1]]]
+    return [(card, cost(card)) for card in [first, *ordered[: count - 1]]]

@@ -1,27 +1,41 @@
-"""The expert's Konkan decisions: the strong player's candidates, each played out to
-the end of the round on sampled deals (:mod:`sahrat.bots.konkan_sim`).
+"""The expert's Konkan decisions: the strong player's candidates, weighed by the
+opening race, by what each discard gives the next seat, and played out to the end of
+the round on sampled deals (:mod:`sahrat.bots.konkan_sim`).
 
-A decision with a choice that matters gets a short list of lines:
+First, the discard itself is chosen again among the strong player's best few:
+
+* **before opening, the opening race** (:meth:`KonkanExpert.race_discard`): the hand
+  each discard leaves is given the same sampled draws of the unseen cards, one a
+  turn for :data:`RACE_TURNS` turns, and the turn at which it first holds the opening
+  target is counted; the smallest mean wins, plus
+* **what the next seat gets** (:meth:`KonkanExpert.feeds`): about half of all
+  openings take the pile's card, and only the next seat is offered ours. Its hand is
+  sampled from the unseen cards, dealt again when it contradicts what the seat did
+  (an unopened hand holding an opening, an opened one holding a meld, or an unopened
+  hand that a discard of ours it let go would have opened), and each discard's share
+  of hands it opens (or, for an opened seat, melds in) weighs against it:
+  :data:`FEED_WEIGHT` turns of our race before opening, :data:`FEED_COST` on the
+  strong player's discard cost after.
+
+Then a decision with a choice that matters gets a short list of lines:
 
 * **draw or take** (before opening): take the pile's card to open now, or draw;
 * **lay down now or wait**: open with what the search found, or keep the cards
   one more turn (a Hand, a bigger opening);
-* **the discard**: the strong player's best few discards.
+* **the discard**: the discard chosen above and the strong player's next best.
 
 Every line is played on the same ``samples`` deals of the cards this seat cannot
 see (common random numbers): the other hands and the stock dealt at random from
 the unseen cards, then redealt for a seat whose dealt hand contradicts what it did
 (an unopened seat would have opened with an opening in hand; an opened one lays
 every meld it holds), up to a few tries. From there every seat, ours too, plays the
-simple player's policy until someone goes out. The line with the best mean wins
-(the strong player's choice on ties). The value of a line is the round's points
-of the others less ours (the points of §1.8: out, hand sums, 100 unopened, doubled
-after a Hand); in the last round, winning the match counts as well.
+simple player's policy until someone goes out. The first line is kept unless another
+beats it clearly on the same deals (:func:`choose`). The value of a line is the
+round's points of the others less ours (the points of §1.8: out, hand sums, 100
+unopened, doubled after a Hand); in the last round, winning the match counts as well.
 
-The opening race is explicit in the sampled deals: each opponent's chance to open
-within a few turns shows as the rounds they end, and feeding a seat that is close
-is a line that loses. Nothing here reads another seat's cards: the samples come
-from the seat's view and its memory of earlier views only.
+Nothing here reads another seat's cards: the samples come from the seat's view and
+its memory of earlier views only.
 """
 
 from __future__ import annotations
@@ -33,7 +47,7 @@ from typing import Any
 
 from sahrat.bots import konkan_bot
 from sahrat.bots.fastmelds import encode, meld_value
-from sahrat.bots.konkan_sim import JOKER_FACE, Round, meld_to_sim
+from sahrat.bots.konkan_sim import JOKER_FACE, Round, meld_to_sim, partnered
 from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules.cards import Card
 from sahrat.rules.konkan import Discard, Draw, LayDown, TakeDiscard
@@ -47,6 +61,12 @@ REDEAL_TRIES = 4  # redeals of one seat's hand that contradicts what it did
 MARGIN = 1.5  # standard errors by which a line must beat the strong player's
 MIN_GAIN = 1.0  # ... and points of a round (a tie on every deal changes nothing)
 WIN_WEIGHT = 60.0  # the last round: winning the match, on the round-points scale
+RACE_SAMPLES = 40  # draw sequences per pre-opening discard (the opening race)
+RACE_TURNS = 5  # own draws looked ahead
+RACE_DISCARDS = 6  # the strong player's best discards raced
+FEED_SAMPLES = 30  # sampled hands of the next seat, to see which discard opens it
+FEED_WEIGHT = 4.0  # feeding the next seat its opening, in turns of our own race
+FEED_COST = 10.0  # ... once we have opened, on the strong player's discard cost scale
 
 Line = tuple[
     str, Any
@@ -90,6 +110,10 @@ class KonkanExpert:
     def __init__(self, strong: konkan_bot.KonkanBot, samples: int) -> None:
         self.strong = strong
         self.samples = samples
+        # the faces our discards offered an unopened next seat that it let go, this round
+        self.refused: dict[int, list[int]] = {}
+        self.round_key: tuple[int, int] = (-1, -1)
+        self.offered: tuple[int, int] | None = None  # (seat, face) offered, unopened
 
     def decide(
         self,
@@ -101,6 +125,44 @@ class KonkanExpert:
     ) -> Any:
         """``action`` is the strong player's move; the line that plays best replaces it."""
         me = KonkanSeat(view)
+        self.observe(view, me)
+        choice = self._decide(me, action, hidden, rng, deadline)
+        if isinstance(choice, Discard):
+            nxt = me.next_seat
+            if not me.opened[nxt] and not me.committed[nxt]:
+                self.offered = (nxt, face_of(choice.card))
+        return choice
+
+    def observe(self, view: Any, me: KonkanSeat) -> None:
+        """A discard of ours the next seat let go and did not open after: it did not
+        open that seat (the simple and strong players take a card that opens them)."""
+        key = (view.get("round", 0), len(view.get("scores") or ()))
+        if key != self.round_key:
+            self.round_key, self.refused, self.offered = key, {}, None
+            return
+        if self.offered is None or me.phase != "draw":
+            return
+        seat, face = self.offered
+        self.offered = None
+        if not me.opened[seat]:
+            self.refused.setdefault(seat, []).append(face)
+
+    def _decide(
+        self,
+        me: KonkanSeat,
+        action: Any,
+        hidden: Sequence[Card],
+        rng: random.Random,
+        deadline: float,
+    ) -> Any:
+        if me.phase != "draw" and not me.me_opened and isinstance(action, Discard):
+            raced = self.race_discard(me, action, hidden, rng, deadline)
+            if raced is not None:
+                action = raced
+        elif me.phase != "draw" and isinstance(action, Discard):
+            fed = self.opened_discard(me, action, hidden, rng, deadline)
+            if fed is not None:
+                action = fed
         lines = self.lines(me, action)
         if len(lines) < 2:
             return action
@@ -154,6 +216,119 @@ class KonkanExpert:
 
         candidates = konkan_discards(me, self.strong.memory, action.card)[:DISCARDS]
         return [(Discard(me.seat, card), ("discard", face_of(card))) for card, _ in candidates]
+
+    def race_discard(
+        self,
+        me: KonkanSeat,
+        action: Discard,
+        hidden: Sequence[Card],
+        rng: random.Random,
+        deadline: float,
+    ) -> Discard | None:
+        """Before opening, the discard that keeps the opening nearest: for each of the
+        strong player's best discards, the hand left is given the same sampled draws of
+        the unseen cards, one a turn, and the turn at which it first holds the opening
+        target is counted (never within :data:`RACE_TURNS`: two turns more). The best
+        mean wins; the strong player's order on ties."""
+        from sahrat.bots.expert import konkan_discards
+
+        ranked = konkan_discards(me, self.strong.memory, action.card, RACE_DISCARDS)
+        danger_cap = konkan_bot.FEED_PENALTY / 2
+        cards = [
+            card
+            for index, (card, _cost) in enumerate(ranked)
+            if index == 0 or konkan_bot.discard_danger(me, self.strong.memory, card) < danger_cap
+        ]
+        if len(cards) < 2:
+            return None
+        pool = [face_of(card) for card in hidden]
+        if len(pool) < RACE_TURNS:
+            return None
+        mask, jokers = encode(me.hand)
+        target = me.opening_target
+        ace = me.ace
+        faces = [face_of(card) for card in cards]
+        totals = [0] * len(cards)
+        done = 0
+        while done < RACE_SAMPLES and not (done >= 8 and time.perf_counter() > deadline):
+            draws = rng.sample(pool, RACE_TURNS)
+            for index, face in enumerate(faces):
+                totals[index] += _race(mask - (1 << (2 * face)), jokers, draws, target, ace)
+            done += 1
+        scores = [total / done for total in totals]
+        feeds = self.feeds(me, faces, pool, rng, deadline)
+        if feeds is not None:
+            scores = [score + FEED_WEIGHT * feed for score, feed in zip(scores, feeds, strict=True)]
+        best = min(range(len(cards)), key=lambda i: (scores[i], i))
+        if best == 0:
+            return None
+        return Discard(me.seat, cards[best])
+
+    def opened_discard(
+        self,
+        me: KonkanSeat,
+        action: Discard,
+        hidden: Sequence[Card],
+        rng: random.Random,
+        deadline: float,
+    ) -> Discard | None:
+        """Once open, the strong player's best discards weighed again with the chance
+        that each opens the next seat (:meth:`feeds`)."""
+        from sahrat.bots.expert import konkan_discards
+
+        ranked = konkan_discards(me, self.strong.memory, action.card, DISCARDS + 1)
+        if len(ranked) < 2:
+            return None
+        pool = [face_of(card) for card in hidden]
+        feeds = self.feeds(me, [face_of(card) for card, _ in ranked], pool, rng, deadline)
+        if feeds is None:
+            return None
+        scores = [cost + FEED_COST * feed for (_, cost), feed in zip(ranked, feeds, strict=True)]
+        best = min(range(len(ranked)), key=lambda i: (scores[i], i))
+        return None if best == 0 else Discard(me.seat, ranked[best][0])
+
+    def feeds(
+        self,
+        me: KonkanSeat,
+        faces: Sequence[int],
+        pool: Sequence[int],
+        rng: random.Random,
+        deadline: float,
+    ) -> list[float] | None:
+        """For each face, the share of sampled hands of the next seat that it helps: an
+        unopened seat opens with it, an opened one melds it with two of its cards. The
+        next seat is the only one offered our discard, and about half of all openings
+        take the pile's card. The hands are dealt from the unseen cards, again when one
+        contradicts what the seat did (an unopened hand holding an opening, an opened
+        one holding a meld: either would have been laid)."""
+        nxt = me.next_seat
+        if me.committed[nxt]:
+            return None
+        count = me.hand_counts[nxt]
+        if count > len(pool) or count < 2:
+            return None
+        opened = me.opened[nxt]
+        target = 1 if opened else me.opening_target
+        ace = me.ace
+        refused = [] if opened else self.refused.get(nxt, [])
+        hits = [0] * len(faces)
+        done = 0
+        while done < FEED_SAMPLES and not (done >= 8 and time.perf_counter() > deadline):
+            for _ in range(REDEAL_TRIES + len(refused)):
+                hand = rng.sample(pool, count)
+                jokers = hand.count(JOKER_FACE)
+                mask = sum(1 << (2 * f) for f in hand if f != JOKER_FACE)
+                if meld_value(mask, jokers, ace) < target and not any(
+                    meld_value(mask + (1 << (2 * f)), jokers, ace) >= target for f in refused
+                ):
+                    break
+            for index, face in enumerate(faces):
+                if not partnered(mask, face):
+                    continue
+                if meld_value(mask + (1 << (2 * face)), jokers, ace) >= target:
+                    hits[index] += 1
+            done += 1
+        return [hit / done for hit in hits]
 
     # --- the simulated round ----------------------------------------------------------
 
@@ -284,6 +459,26 @@ def _consistent(me: KonkanSeat, world: Round, seat: int, hand: Sequence[int]) ->
     if me.opened[seat]:
         return value == 0
     return value < me.opening_target
+
+
+def _race(mask: int, jokers: int, draws: Sequence[int], target: int, ace: Any) -> int:
+    """The first of ``draws`` after which the hand holds ``target`` in melds (1..n), or
+    n + 2 if none does (the hand keeps every card: a short look-ahead)."""
+    value = meld_value(mask, jokers, ace)
+    if value >= target:
+        return 0
+    for turn, face in enumerate(draws, 1):
+        if face == JOKER_FACE:
+            jokers += 1
+        else:
+            fresh = not partnered(mask, face)
+            mask += 1 << (2 * face)
+            if fresh:
+                continue  # it joins no meld yet: the value stays
+        value = meld_value(mask, jokers, ace)
+        if value >= target:
+            return turn
+    return len(draws) + 2
 
 
 def _take_to_open(me: KonkanSeat) -> TakeDiscard | None:
