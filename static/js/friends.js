@@ -6,20 +6,9 @@
 import { h, mount, toast, oneAtATime } from "./dom.js";
 import { t, errorText } from "./i18n.js";
 import { api, session } from "./api.js";
+import { confirmDialog } from "./confirm.js";
 
 const REFRESH_MS = 8000;
-
-/** A question with OK / Cancel in a <dialog> (the table's confirm lives with the table's modules). */
-function confirmDialog(/** @type {string} */ question, /** @type {() => void} */ onYes) {
-  const dialog = /** @type {HTMLDialogElement} */ (h("dialog.confirm", { id: "confirm", "aria-label": question },
-    h("p", question),
-    h("form.row", { method: "dialog" },
-      h("button", { value: "no", id: "confirm-no" }, t("app.cancel")),
-      h("button.primary", { value: "yes", id: "confirm-yes" }, t("app.ok")))));
-  dialog.addEventListener("close", () => { dialog.remove(); if (dialog.returnValue === "yes") onYes(); });
-  document.body.append(dialog);
-  dialog.showModal();
-}
 
 /** The section, which keeps itself current while it is on the page. */
 export function friendsBox() {

@@ -10,7 +10,7 @@ import { v, vicon } from "../view.js";
 import { icon } from "../icons.js";
 import { t, errorText } from "../i18n.js";
 import { api, session } from "../api.js";
-import { confirmDialog } from "./overlays.js";
+import { confirmDialog } from "../confirm.js";
 
 /** @typedef {import("./ctrl.js").TableCtrl} TableCtrl */
 

@@ -9,7 +9,7 @@ import { TableConnection } from "../conn.js";
 import { describeEvent } from "../describe.js";
 import { noteEvent } from "../fairness.js";
 import { play, muted, setMuted } from "../sound.js";
-import { confirmDialog } from "./overlays.js";
+import { confirmDialog } from "../confirm.js";
 import { noticeTurn } from "./attention.js";
 import { TableChat } from "./chat.js";
 

@@ -1,8 +1,7 @@
 // What opens over the table: the score sheet and the round (deal) summary, real
 // <dialog>s shown modally (the rest of the page is inert behind them, Escape closes;
-// the summary: "continue"), the match's end inside the summary, and a question with
-// OK / Cancel.
-import { h } from "../dom.js";
+// the summary: "continue"), and the match's end inside the summary (a question with
+// OK / Cancel is ../confirm.js).
 import { v } from "../view.js";
 import { t } from "../i18n.js";
 import { session } from "../api.js";
@@ -116,14 +115,3 @@ export function modal(id, title, body, onClose) {
   v("div.modal-body", body));
 }
 
-/** A question with OK / Cancel in a real <dialog> (a page's confirm() blocks and cannot be styled). */
-export function confirmDialog(/** @type {string} */ question, /** @type {() => void} */ onYes) {
-  const dialog = /** @type {HTMLDialogElement} */ (h("dialog.confirm", { id: "confirm", "aria-label": question },
-    h("p", question),
-    h("form.row", { method: "dialog" },
-      h("button", { value: "no", id: "confirm-no" }, t("app.cancel")),
-      h("button.primary", { value: "yes", id: "confirm-yes" }, t("app.ok")))));
-  dialog.addEventListener("close", () => { dialog.remove(); if (dialog.returnValue === "yes") onYes(); });
-  document.body.append(dialog);
-  dialog.showModal();
-}
