@@ -58,14 +58,14 @@ Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 class FriendRequestBody(BaseModel):
     """Whom to ask: a player's name (as shown, any case or spacing) or their id."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str | None = Field(default=None, min_length=1, max_length=100)
     user_id: Id | None = None
 
 
 class UserIdBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     user_id: Id
 
