@@ -187,6 +187,10 @@ async def _whole_match(server: ServerProcess, admin: tuple[str, str]) -> None:
         want = expected_after(engine_places(match), bots={2})
         sent = [await ratings_message(me), await ratings_message(other)]
         assert sent[0] == sent[1]
+        # a page opened after the end (a reload) is told the same changes
+        again = await WireClient.connect(server, table_id, guest, name="again")
+        assert await ratings_message(again) == sent[0]
+        await again.close()
         assert sent[0]["pool"] == "konkan51"
         users = [seat["user_id"] for seat in info["seats"]]
         assert [

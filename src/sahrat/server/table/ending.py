@@ -43,13 +43,14 @@ def rows(table: Host, final_state: Any, steps: Steps) -> Rows:
 
 def ended(table: Host, rated: RatedMatch | None) -> None:
     """The match's end is durable: no clock runs, a rated match's new ratings are told
-    (stored with the match: now everyone may know), the table is announced, and it is
-    forgotten once nobody watches."""
+    (stored with the match: now everyone may know; and kept for a page opened later),
+    the table is announced, and it is forgotten once nobody watches."""
     table.match.finish()
     table.pace.close()
     if rated is not None:
         for change in rated.changes:
             table.ratings[change["user_id"]] = (change["after"], change["provisional"])
-        table.audience.send_all("ratings", ratings_payload(rated.pool, rated.changes))
+        table.rating_changes = ratings_payload(rated.pool, rated.changes)
+        table.audience.send_all("ratings", table.rating_changes)
     table.audience.table_changed()
     table.services.forget_later(table.id)

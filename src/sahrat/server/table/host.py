@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from sahrat.rules.engine import Engine
 from sahrat.server.table.audience import Audience
@@ -33,6 +33,7 @@ class Host(Protocol):
     bots: BotDriver
     rated: bool
     ratings: dict[int, tuple[int, bool]]
+    rating_changes: dict[str, Any] | None
 
     @property
     def players(self) -> int: ...

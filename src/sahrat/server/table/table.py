@@ -76,6 +76,8 @@ class Table:
         self.rated = rated  # its matches move ratings (docs/rating.md); no rematch
         # a rated table's seated people's (shown number, provisional) in its pool
         self.ratings: dict[int, tuple[int, bool]] = {}
+        # the last rated match's ratings message, for a page opened after its end
+        self.rating_changes: dict[str, Any] | None = None
         self.id = table_id
         self.log = logging.LoggerAdapter(log, {"table_id": table_id})
         self.game = game
@@ -371,6 +373,8 @@ class Table:
         retaken = conn.seat is not None and seat_control.retake(self, conn.seat)
         self.audience.greet(conn, self.match.missed_since(since) if since is not None else None)
         self.chat.greet(conn)
+        if self.rating_changes is not None and self.status == "finished":
+            conn.send(message("ratings", self.seq, self.rating_changes))
         self.audience.announce(before, seats_changed=retaken)
 
     def disconnect(self, conn: Connection) -> None:
