@@ -63,10 +63,12 @@ export function saveHand(tableId, round, data) {
 /** @param {any} row  the hand row @param {(card: string, target: string, after: boolean) => void} onDrop
  * @param {((card: string, x: number, y: number, hover: boolean) => boolean) | null} [onOut] */
 export function dragToReorder(row, onDrop, onOut = null) {
-  let drag = null, draggedAt = 0;
-  // The click that follows a drag is not a tap on the card.
+  let drag = null, dragged = false;
+  // The click that follows a drag (a mouse's, on the card it let go) is not a tap on the
+  // card. A finger's drag has none: the next press forgets it, so a tap right after a
+  // drag is a tap.
   row.addEventListener("click", (e) => {
-    if (Date.now() - draggedAt < 400) { e.stopPropagation(); e.preventDefault(); }
+    if (dragged) { dragged = false; e.stopPropagation(); e.preventDefault(); }
   }, { capture: true });
   const cardAt = (x, y) => {
     let best = null, bestDistance = Infinity;
@@ -79,10 +81,12 @@ export function dragToReorder(row, onDrop, onOut = null) {
     return best;
   };
   row.addEventListener("pointerdown", (e) => {
+    dragged = false;
     const el = e.target.closest("[data-card]");
     if (!el || e.button > 0) return;
     drag = { el, id: el.dataset.card, x: e.clientX, y: e.clientY, pointer: e.pointerId, moving: false, target: null };
   });
+  keepTouchMoves(row, () => !!drag);
   row.addEventListener("pointermove", (e) => {
     if (!drag || e.pointerId !== drag.pointer) return;
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
@@ -106,7 +110,7 @@ export function dragToReorder(row, onDrop, onOut = null) {
     el.classList.remove("dragging");
     el.style.translate = "";
     target?.classList.remove("drop-target");
-    draggedAt = Date.now();
+    dragged = true;
     if (e.type === "pointercancel") { onOut?.(id, -1, -1, true); return; }
     if (onOut && onOut(id, e.clientX, e.clientY, false)) return;
     if (!target) return;
@@ -117,6 +121,19 @@ export function dragToReorder(row, onDrop, onOut = null) {
   };
   row.addEventListener("pointerup", end);
   row.addEventListener("pointercancel", end);
+}
+
+/**
+ * A finger pressed on a card of `el` moves the card, not the page: its touch moves are
+ * cancelled while `pressed()`. `touch-action: none` alone stops the scroll, but Chrome
+ * still starts a fling when a quick drag ends, and takes the next tap in the fling's
+ * second or so for a tap that stops it: no click (a card flicked onto the pile, then the
+ * next card tapped at once, was not picked). The pointer events, which the drag uses,
+ * come before the touch events and go on as they were.
+ * @param {HTMLElement} el @param {() => boolean} pressed
+ */
+function keepTouchMoves(el, pressed) {
+  el.addEventListener("touchmove", (e) => { if (pressed() && e.cancelable) e.preventDefault(); }, { passive: false });
 }
 
 /** Whether the point is over `el` (or within `margin` pixels of it). */
@@ -136,15 +153,17 @@ export function dragPileCard(box, onDrop) {
   box.sahratPileDrop = onDrop;
   if (box.sahratPileDrag) return;
   box.sahratPileDrag = true;
-  let drag = null, draggedAt = 0;
+  let drag = null, dragged = false;
   box.addEventListener("click", (e) => {
-    if (Date.now() - draggedAt < 400) { e.stopPropagation(); e.preventDefault(); }
+    if (dragged) { dragged = false; e.stopPropagation(); e.preventDefault(); }
   }, { capture: true });
   box.addEventListener("pointerdown", (e) => {
+    dragged = false;
     const el = e.target.closest("[data-card]");
     if (!el || e.button > 0) return;
     drag = { el, x: e.clientX, y: e.clientY, pointer: e.pointerId, moving: false };
   });
+  keepTouchMoves(box, () => !!drag);
   box.addEventListener("pointermove", (e) => {
     if (!drag || e.pointerId !== drag.pointer) return;
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
@@ -164,7 +183,7 @@ export function dragPileCard(box, onDrop) {
     if (!moving) return;
     el.classList.remove("dragging");
     el.style.translate = "";
-    draggedAt = Date.now();
+    dragged = true;
     if (e.type === "pointercancel") box.sahratPileDrop(-1, -1, true);
     else box.sahratPileDrop(e.clientX, e.clientY, false);
   };
