@@ -11,13 +11,14 @@ layer group                  modules
 6     ``api``, ``socket``    ``server/api/`` (the HTTP edge), ``server/socket/`` (the
                              WebSocket edge); neither imports the other
 5     ``hub``                ``server/hub.py``, ``server/policy.py``, ``server/rated_seats.py``
+                             and ``server/tournaments/`` (the tournaments' runner)
 4     ``cluster``            ``server/cluster/``
 3     ``table``              ``server/table/``
 2     ``base``               every other module of ``server/`` (``addresses``, ``auth``,
                              ``edge``, ``errors``, ``limits``, ``logs``, ``metrics``,
                              ``migrate``, ``assets`` ...) and the package itself
 1     ``outside``            what the server is built on: ``store/``, ``rules/``,
-                             ``bots/``, ``ratings/``, ``settings``, ``names``
+                             ``bots/``, ``ratings/``, ``tournaments/``, ``settings``, ``names``
 ===== ====================== =========================================================
 
 So nothing imports ``api/`` but ``app``; ``table/`` never imports the hub, the policy,
@@ -50,8 +51,8 @@ LAYERS = {
 }
 FOLDERS = {"api", "socket", "cluster", "table"}  # server/<folder>/: the folder's group
 # server/<module>.py outside base
-TOP = {"app": "app", "hub": "hub", "policy": "hub", "rated_seats": "hub"}
-OUTSIDE = {"store", "rules", "bots", "ratings", "settings", "names"}  # sahrat.<name>
+TOP = {"app": "app", "hub": "hub", "policy": "hub", "rated_seats": "hub", "tournaments": "hub"}
+OUTSIDE = {"store", "rules", "bots", "ratings", "settings", "names", "tournaments"}  # sahrat.<name>
 
 
 def _module_name(path: Path) -> str:

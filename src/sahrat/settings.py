@@ -459,6 +459,48 @@ class Settings(BaseSettings):
         description="a queue entry whose client has not polled GET /api/queue for this "
         "long is dropped (leaving the page cancels it)",
     )
+    tournament_complaint_minutes: float = Field(
+        default=30.0,
+        ge=0,
+        alias="SAHRAT_TOURNAMENT_COMPLAINT_MINUTES",
+        description="the window after a tournament's last table in which an entrant may "
+        "complain; its prizes are paid when it is over and no complaint is open",
+    )
+    tournament_house_permille: int = Field(
+        default=100,
+        ge=0,
+        le=1000,
+        alias="SAHRAT_TOURNAMENT_HOUSE_PERMILLE",
+        description="the house's share of a paid tournament's entry fees, in thousandths "
+        "(fixed on each tournament when it is made)",
+    )
+    tournament_tick_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        alias="SAHRAT_TOURNAMENT_TICK_SECONDS",
+        description="how often each process's tournament runner looks at the tournaments "
+        "it may carry on (starts, finished tables, next rounds, prizes)",
+    )
+    tournaments_per_account: int = Field(
+        default=2,
+        ge=0,
+        alias="SAHRAT_TOURNAMENTS_PER_ACCOUNT",
+        description="tournaments one account may have made that have not ended yet",
+    )
+    tournament_konkan_rounds: int = Field(
+        default=5,
+        ge=1,
+        le=20,
+        alias="SAHRAT_TOURNAMENT_KONKAN_ROUNDS",
+        description="the rounds of a Konkan tournament table's match",
+    )
+    tournament_conquian_wins: int = Field(
+        default=3,
+        ge=1,
+        le=50,
+        alias="SAHRAT_TOURNAMENT_CONQUIAN_WINS",
+        description="the deals a player must win to take a Conquian tournament table's match",
+    )
     turn_seconds_override: float | None = Field(
         default=None,
         alias="SAHRAT_TURN_SECONDS_OVERRIDE",

@@ -1,6 +1,7 @@
 // Entry point: loads the catalogues, draws the header and routes by the URL hash
 // (#/ lobby, #/t/<id> a table, #/m/<id> a finished match's replay, #/u/<id> a player's
-// profile: their ratings and each one's history, #/rules/<game> the rules of a game).
+// profile: their ratings and each one's history, #/rules/<game> the rules of a game,
+// #/tournaments the tournaments, #/tr/<id> one tournament's page).
 // The lobby is all this file imports statically: a table's and a replay's modules
 // (and the game modules they bring) are fetched when one is opened.
 import { h, mount, $, toast } from "./dom.js";
@@ -10,12 +11,13 @@ import { showLobby } from "./lobby.js";
 import { avatar } from "./avatar.js";
 import { headerRating, onMine, refreshMine, showProfile } from "./rating.js";
 import { startInvitations } from "./invitations.js";
+import { icon } from "./icons.js";
 
 let screen = null;  // the current screen: {close(), rerender()}
 let routing = 0;  // counts routes: a module that arrives after the reader moved on is not shown
 
 // Each screen's module, fetched once, when first needed.
-const loaders = { table: () => import("./table.js"), replay: () => import("./replay.js"), rules: () => import("./rules.js") };
+const loaders = { table: () => import("./table.js"), replay: () => import("./replay.js"), rules: () => import("./rules.js"), tournaments: () => import("./tournaments.js") };
 const loading = {};
 const load = (name) => (loading[name] ||= loaders[name]().catch((error) => { delete loading[name]; throw error; }));
 
@@ -34,6 +36,9 @@ function header() {
   const user = session.user;
   mount($("#top"),
     h("a.brand", { href: "#/" }, t("app.name")),
+    // The tournaments (#/tournaments): the cup alone on a small phone.
+    h("a.nav-tournaments", { href: "#/tournaments", id: "nav-tournaments", title: t("tour.title"), "aria-label": t("tour.title") },
+      icon("results"), h("span.nav-label", t("tour.title"))),
     h("span.spacer"),
     user ? avatar(user.name, 24) : null,
     user ? h("span.me", { title: t("lobby.signed_in_as") }, user.name) : null,
@@ -79,6 +84,16 @@ function route() {
   if (rules) {
     load("rules").then((module) => {
       if (ticket === routing) screen = module.showRules(main, rules[1] || "konkan");
+    }, (error) => { if (ticket === routing) moduleFailed(error); });
+    return;
+  }
+  // The tournaments (#/tournaments) and one tournament's page (#/tr/<id>).
+  const tournament = location.hash.match(/^#\/(?:tournaments|tr\/(\d+))\/?$/);
+  if (tournament) {
+    mount(main, h("p.loading", "…"));
+    load("tournaments").then((module) => {
+      if (ticket !== routing) return;
+      screen = tournament[1] ? module.showTournament(main, Number(tournament[1]), { onUser: header }) : module.showTournaments(main);
     }, (error) => { if (ticket === routing) moduleFailed(error); });
     return;
   }

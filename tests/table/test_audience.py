@@ -14,7 +14,7 @@ from sahrat.server.table import audience as audience_module
 from sahrat.server.table.audience import Audience
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.match import Match
-from sahrat.server.table.pace import Pace, timeout_steps
+from sahrat.server.table.pace import Pace, Plan, RoundBreak, timeout_steps
 from sahrat.server.table.seating import Seating
 
 from .fakes import FakeServices, eventually, kinds, sent
@@ -27,7 +27,9 @@ class Built:
     """An audience over a playing match of users 1 and 2 (seat 2 free), its services
     in memory, and the seats it said were away."""
 
-    def __init__(self, seats: list[int | None] | None = None) -> None:
+    def __init__(
+        self, seats: list[int | None] | None = None, *, spectator_delay: bool = False
+    ) -> None:
         self.services = FakeServices(names={1: "amal", 2: "badr", 3: "dana"})
         self.seating = Seating(seats or [1, 2, None], [None, None, None])
         options = options_for(GAME, {"players": 3})
@@ -47,6 +49,7 @@ class Built:
             invite_code="door",
             creator_id=1,
             on_away=self.away.append,
+            spectator_delay=spectator_delay,
         )
 
     def connect(self, user_id: int) -> Connection:
@@ -174,3 +177,50 @@ async def test_closing_stops_its_timers_and_closes_every_connection(
     assert built.away == []
     assert conn.closed and conn.close_code == 4503
     assert kinds(conn) == []
+
+
+@pytest.mark.asyncio
+async def test_a_delayed_tables_spectator_sees_a_round_only_once_it_is_over() -> None:
+    """docs/protocol.md, "Spectators": at a table with ``spectator_delay`` a spectator's
+    snapshot has no view while a round is played and no update reaches it; at the
+    round's end (the break) and at the match's end it gets the table as it is."""
+    built = Built(spectator_delay=True)
+    player, spectator = built.connect(1), built.connect(3)
+    [first] = sent(spectator)
+    assert first["type"] == "snapshot" and first["payload"]["seat"] is None
+    assert first["payload"]["view"] is None and first["payload"]["deadline"] is None
+    assert first["payload"]["table"]["spectator_delay"] is True
+    assert sent(player)[0]["payload"]["view"] == ENGINE.view(built.match.state, 0)
+    steps = timeout_steps(ENGINE, built.match.state, built.match.seq)
+    for step, state in steps:
+        built.match.adopt(step, state)
+        built.audience.publish(step)
+    assert kinds(player) == ["update"] * len(steps)
+    assert sent(spectator) == []  # nothing of the round in play
+    # a reconnect in the round: a snapshot without the view, never the steps it missed
+    late = Connection(user_id=3)
+    built.audience.add(late)
+    built.audience.greet(late, built.match.missed_since(1))
+    [again] = sent(late)
+    assert again["type"] == "snapshot" and again["payload"]["view"] is None
+    # the round is over: the break shows the table as it is, to the spectator too
+    built.pace.adopt(Plan(time.time() + 30, RoundBreak(time.time() + 30, {0, 1})))
+    (step, state), *_ = timeout_steps(ENGINE, built.match.state, built.match.seq)
+    built.match.adopt(step, state)
+    built.audience.publish(step)
+    [shown] = sent(spectator)
+    assert shown["type"] == "snapshot" and shown["payload"]["view"] == ENGINE.view(state, None)
+    assert shown["payload"]["round_break"] is not None
+
+
+@pytest.mark.asyncio
+async def test_a_tables_spectator_without_the_delay_sees_every_step() -> None:
+    built = Built()
+    spectator = built.connect(3)
+    [first] = sent(spectator)
+    assert first["payload"]["view"] == ENGINE.view(built.match.state, None)
+    assert first["payload"]["table"]["spectator_delay"] is False
+    (step, state), *_ = timeout_steps(ENGINE, built.match.state, built.match.seq)
+    built.match.adopt(step, state)
+    built.audience.publish(step)
+    assert kinds(spectator) == ["update"]

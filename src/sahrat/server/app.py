@@ -52,6 +52,7 @@ from sahrat.server.api import (
     ratings,
     tables,
     tickets,
+    tournaments,
 )
 from sahrat.server.assets import ClientFiles
 from sahrat.server.cluster.cluster import placement_for
@@ -62,6 +63,8 @@ from sahrat.server.migrate import migrate
 from sahrat.server.rated_seats import seat_from_queue
 from sahrat.server.socket import ws
 from sahrat.server.socket.dispatch import handle_text
+from sahrat.server.tournaments.runner import Runner
+from sahrat.server.tournaments.service import Tournaments
 from sahrat.settings import Settings, get_settings
 from sahrat.store.db import make_engine
 
@@ -97,6 +100,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         former = Former(settings, hub.sessions, partial(seat_from_queue, hub))
         former.start()
         app.state.former = former
+        # Tournaments: this process's runner (leases: one process steps a tournament).
+        runner = Runner(hub, hub.sessions, settings)
+        runner.start()
+        app.state.tournaments = Tournaments(hub, hub.sessions, settings, runner.poke)
         metrics_server = (
             start_http_server(settings.metrics_port, addr=settings.metrics_host)[0]
             if settings.metrics_port is not None
@@ -117,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.ready = False
             if metrics_server is not None:
                 metrics_server.shutdown()
+            await runner.stop()
             await former.stop()
             await hub.stop()
             await engine.dispose()
@@ -131,8 +139,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(DBAPIError, _database_unavailable)
     app.state.ready = False
     routers = (health, accounts, me, tables, queue, tickets, matches, leaderboards, ratings)
-    for api in (*routers, admin, chat, friends, invitations):
+    for api in (*routers, admin, chat, friends, invitations, tournaments):
         app.include_router(api.router)  # the REST API, one router per resource (api/)
+    app.include_router(tournaments.admin_router)
     app.include_router(ws.router)
     docs.install(app)
     # Other sites' pages may not sign their visitors up or in (edge.py); inside

@@ -200,13 +200,15 @@ class Hub(ProcessServices):
         rated: bool = False,
         chat: bool = True,
         friends_watch: bool = False,
+        spectator_delay: bool = False,
     ) -> dict[str, Any]:
         """Open a table with validated options (raises BadOption naming a bad one) and
         return its info as the creator sees it. A ``capped`` creator (anyone but an
         admin) may have only so many open tables (against table spam). A ``rated``
         table (docs/rating.md) is a free table: its matches move ratings. ``chat``: the
         table's chat is on; ``friends_watch``: the creator's friends may watch it
-        (docs/social.md)."""
+        (docs/social.md); ``spectator_delay``: spectators see each round once it is
+        over (a prize tournament's table, docs/tournaments.md)."""
         if game not in GAMES:
             raise BadOption("game", f"must be one of {list(GAMES)}, not {game!r}")
         values = dict(options)
@@ -234,6 +236,7 @@ class Hub(ProcessServices):
                     rated=rated,
                     chat=chat,
                     friends_watch=friends_watch,
+                    spectator_delay=spectator_delay,
                 ),
             )
         await self.learn_names([creator_id])

@@ -107,6 +107,10 @@ class GameTable(Base):
     chat: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     # the creator's friends may watch it though it is private (docs/social.md, "Friends")
     friends_watch: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # spectators see each round (deal) once it is over (a prize tournament's table)
+    spectator_delay: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # the tournament whose round this table plays (store/tournament_models.py), if any
+    tournament_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
 
 class Seat(Base):

@@ -160,6 +160,7 @@ async def add_table(
     rated: bool = False,
     chat: bool = True,
     friends_watch: bool = False,
+    spectator_delay: bool = False,
 ) -> GameTable:
     """A new waiting table with no seat taken; the row comes back with its id."""
     row = GameTable(
@@ -173,6 +174,7 @@ async def add_table(
         rated=rated,
         chat=chat,
         friends_watch=friends_watch,
+        spectator_delay=spectator_delay,
     )
     session.add(row)
     await session.flush()  # the row gets its id and its defaults

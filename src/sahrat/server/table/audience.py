@@ -72,6 +72,7 @@ class Audience:
         ratings: dict[int, tuple[int, bool]] | None = None,
         chat: bool = True,
         friends_watch: bool = False,
+        spectator_delay: bool = False,
     ) -> None:
         self._services = services
         self._engine = engine
@@ -87,6 +88,8 @@ class Audience:
         self._rated = rated
         self._chat = chat  # the table's chat is on (table/chat.py)
         self.friends_watch = friends_watch  # the creator's friends may watch it (private)
+        # spectators see each round (deal) once it is over (a prize tournament's table)
+        self.spectator_delay = spectator_delay
         self._ratings = ratings if ratings is not None else {}  # the table's, kept current
         self.connections: dict[Connection, None] = {}  # a set that keeps arrival order
         self._grace: dict[int, asyncio.Task[None]] = {}
@@ -136,6 +139,19 @@ class Audience:
     def presence(self) -> Presence:
         return self.connected_seats(), len(self.spectators())
 
+    def held_back(self, seat: int | None) -> bool:
+        """Whether a connection at ``seat`` is shown nothing of the round (deal) in play:
+        a spectator of a table with ``spectator_delay`` while a round is played. Between
+        rounds and once the match is over it sees the table as everyone does; so the
+        round just ended is the latest it can pass on to a player, and that round's
+        cards are public by then (a round's end shows its hands)."""
+        return (
+            seat is None
+            and self.spectator_delay
+            and self._match.playing
+            and self._pace.round_break is None
+        )
+
     # --- what each connection is shown ----------------------------------------------------
 
     def info(self, viewer: int | None = None) -> dict[str, Any]:
@@ -179,6 +195,7 @@ class Audience:
             rated=self._rated,
             chat=self._chat,
             friends_watch=self.friends_watch,
+            spectator_delay=self.spectator_delay,
         )
 
     def shows_invite_code(self, viewer: int | None) -> bool:
@@ -189,9 +206,10 @@ class Audience:
     def snapshot(self, conn: Connection) -> dict[str, Any]:
         """The ``snapshot`` payload for ``conn``, at its user's seat now."""
         self.follow(conn)
-        state = self._match.state
+        state, pace = self._match.state, self._pace
+        if self.held_back(conn.seat):  # a delayed table's spectator: nothing of this round
+            return snapshot_payload(self.info(conn.user_id), None, None, None, None)
         view = self._engine.view(state, conn.seat) if state is not None else None
-        pace = self._pace
         return snapshot_payload(
             self.info(conn.user_id), conn.seat, view, pace.deadline, pace.round_break
         )
@@ -229,7 +247,8 @@ class Audience:
         """Send a new connection the table: the ``missed`` steps and a snapshot, or (none
         missed known) a snapshot alone."""
         seq, snapshot = self._match.seq, self.snapshot(conn)
-        if missed is None or self._match.state is None:
+        delayed = conn.seat is None and self.spectator_delay  # no steps: they are held back
+        if missed is None or self._match.state is None or delayed:
             conn.send(message("snapshot", seq, snapshot))
             return
         updates = [
@@ -338,6 +357,11 @@ class Audience:
         for conn in list(self.connections):
             if self.follow(conn):  # re-seated: a whole new picture, not a step
                 conn.send(message("snapshot", self._match.seq, self.snapshot(conn)))
+            elif conn.seat is None and self.spectator_delay:
+                # A delayed table's spectator gets no step: nothing while a round is
+                # played, and the table as it is (a snapshot) when the round is over.
+                if not self.held_back(None):
+                    conn.send(message("snapshot", self._match.seq, self.snapshot(conn)))
             else:
                 receivers.append(conn)
         if not receivers:

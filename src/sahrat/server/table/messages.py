@@ -83,6 +83,7 @@ def table_payload(
     rated: bool = False,
     chat: bool = True,
     friends_watch: bool = False,
+    spectator_delay: bool = False,
 ) -> dict[str, Any]:
     """The payload of a ``table`` message, and a snapshot's ``table`` (``TableInfo``)."""
     return {
@@ -103,6 +104,7 @@ def table_payload(
         "rated": rated,
         "chat": chat,
         "friends_watch": friends_watch,
+        "spectator_delay": spectator_delay,
     }
 
 

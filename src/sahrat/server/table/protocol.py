@@ -212,6 +212,12 @@ class TableInfo(BaseModel):
         description="the creator's friends may watch this table though it is private "
         '(docs/social.md, "Friends")',
     )
+    spectator_delay: bool = Field(
+        default=False,
+        description="spectators see each round (deal) of this table only once it is over: "
+        "while one is played their snapshot's view is null and no update reaches them "
+        '(a prize tournament\'s table: docs/protocol.md, "Spectators")',
+    )
 
 
 class RoundBreak(BaseModel):

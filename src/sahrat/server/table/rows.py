@@ -43,4 +43,5 @@ def from_rows(services: TableServices, row: GameTable, seats: Sequence[Seat]) ->
         rated=row.rated,
         chat=row.chat,
         friends_watch=row.friends_watch,
+        spectator_delay=row.spectator_delay,
     )

@@ -71,6 +71,7 @@ class Table:
         rated: bool = False,
         chat: bool = True,
         friends_watch: bool = False,
+        spectator_delay: bool = False,
     ) -> None:
         self.services = services
         self.rated = rated  # its matches move ratings (docs/rating.md); no rematch
@@ -109,6 +110,7 @@ class Table:
             ratings=self.ratings,
             chat=chat,
             friends_watch=friends_watch,
+            spectator_delay=spectator_delay,
         )
         self.chat = TableChat(services, self.audience, self.match, enabled=chat)
         self.bots = BotDriver(game, self.engine, self.seating, settings, self.log, table_id)
