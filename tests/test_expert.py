@@ -375,3 +375,65 @@ def test_a_discard_the_next_seat_let_go_is_remembered_as_refused() -> None:
         state, _ = konkan.apply(state, action)
     assert expected, "the round gave seat 1 no discard to let go"
     assert bot.rollouts.refused.get(1, []) == expected  # the first round's, not yet reset
+
+
+def test_the_race_takes_the_pile_card_that_opens_the_hand() -> None:
+    from sahrat.bots.fastmelds import encode
+    from sahrat.bots.konkan_expert import _race
+    from sahrat.rules.cards import parse_cards
+    from sahrat.rules.melds import AceValue
+
+    ace = AceValue.ALWAYS_11
+    mask, jokers = encode(parse_cards("AS AH AD KS KH 2C 5D 9H"))
+    draws = faces("3C 7S 4H")  # the stock never opens this hand
+    # the previous seat's discard is offered before the draw: KD on the second turn opens
+    assert _race(mask, jokers, draws, 51, ace, faces("8C KD 6S")) == 2
+    # our own discard is not on our pile: the king thrown away is not offered back
+    assert _race(mask, jokers, draws, 51, ace, faces("8C KD 6S"), faces("KD")[0]) == 5
+    assert _race(mask, jokers, draws, 51, ace, faces("8C 6S 2H")) == 5  # nothing opens
+
+
+def test_a_drawn_card_that_joins_pushes_out_a_card_no_meld_can_use() -> None:
+    from sahrat.bots.fastmelds import encode
+    from sahrat.bots.konkan_expert import _drop_isolated
+    from sahrat.rules.cards import parse_cards
+
+    mask, _ = encode(parse_cards("AS AH KS KH 5D"))
+    # the five of diamonds has no partner: it goes, the pairs stay
+    assert _drop_isolated(mask) == encode(parse_cards("AS AH KS KH"))[0]
+    twice, _ = encode(parse_cards("AS AH 5D 5D"))
+    assert _drop_isolated(twice) == encode(parse_cards("AS AH 5D"))[0]  # one copy at a time
+    joined, _ = encode(parse_cards("AS AH KS QS"))
+    assert _drop_isolated(joined) == joined  # every card can join a meld
+
+
+def test_waiting_for_a_core_does_not_cut_the_sampling(monkeypatch: Any) -> None:
+    # the budget is the deciding thread's own work: a playout that waits 5 ms without
+    # working (as a process waits for a core on a loaded machine) still lets every sample
+    # run, where a wall-clock cap of 40 ms would stop after two to four of the seven
+    import time as _time
+
+    playouts: list[int] = []
+    real = expert.conquian_playout
+
+    def waiting_playout(deal: Any, line: Any, seat: int) -> float:
+        _time.sleep(0.005)
+        playouts[-1] += 1
+        return real(deal, line, seat)
+
+    monkeypatch.setattr(expert, "conquian_playout", waiting_playout)
+    bot = expert.ExpertBot("conquian", seed="waits", samples=7)
+    state = conquian.new_game(ConquianOptions(), "waits")
+    sampled = 0
+    while not state.over and sampled < 3:
+        seat = conquian.to_act(state)
+        view = conquian.view(state, seat)
+        if seat == 0:
+            playouts.append(0)
+            action = bot.act(view)
+            assert playouts[-1] % 7 == 0  # every line met every one of the 7 samples
+            sampled += playouts[-1] > 0
+        else:
+            action = simple_conquian(view)
+        state, _ = conquian.apply(state, action)
+    assert sampled == 3

@@ -38,20 +38,20 @@ decision.
 Determinism: the samples are drawn from a generator seeded by the bot's
 ``seed`` and the number of decisions it made, and their number is fixed, so a
 seed gives one line of play on any machine that plays them within ``budget``
-(seconds): on a slower or loaded one the cap stops the sampling early and only
-the samples already played count.
+(seconds of the deciding thread's CPU time, :data:`sahrat.bots.konkan_expert.clock`:
+a loaded machine makes a decision slower, not different); on a slower one the cap
+stops the sampling early and only the samples already played count.
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sahrat.bots import conquian_bot, konkan_bot, konkan_expert
-from sahrat.bots.konkan_expert import KonkanExpert
+from sahrat.bots.konkan_expert import KonkanExpert, clock
 from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules import conquian
 from sahrat.rules.cards import Card, konkan_deck, parse_card, parse_cards
@@ -62,8 +62,9 @@ from sahrat.rules.search import best_melds
 View = Mapping[str, Any]
 Action = Any
 
-# Samples are the budget (one seed, one line of play on any machine); the time cap only
-# stops sampling early on a slow or loaded machine, keeping a decision's p99 under 50 ms.
+# Samples are the budget (one seed, one line of play on any machine); the time cap, in
+# the thread's CPU time, only stops sampling early on a slow machine, keeping a
+# decision's work under 50 ms at the p99.
 DEFAULT_BUDGET = 0.040  # seconds
 # Each Conquian sample plays up to 5 lines to the end of the deal (about 0.1 ms a line):
 # 36 samples measured 62.3 % of 1,996 decided deals against the simple player, 12 samples
@@ -72,8 +73,10 @@ CONQUIAN_SAMPLES = 36
 CONQUIAN_DISCARDS = 4  # the strong player's best discards tried
 KONKAN_SAMPLES = konkan_expert.SAMPLES
 # A Konkan sample plays three or four lines to the end of the round (about 2 ms each):
-# the cap stops at about 30 ms, plus the sample under way, inside the 50 ms budget.
-KONKAN_BUDGET = 0.030
+# the cap stops at 24 ms of the thread's CPU time, plus the sample under way and the
+# strong player's own move, inside the 50 ms budget (30 ms let the p99 reach 48-54 ms
+# once the cap no longer counted waits for a core).
+KONKAN_BUDGET = 0.024
 KONKAN_DISCARDS = konkan_expert.DISCARDS  # the strong player's best discards weighed
 
 
@@ -111,7 +114,7 @@ class ExpertBot:
     def act(self, view: View) -> Action:
         self.decisions += 1
         rng = random.Random(f"expert:{self.seed}:{self.decisions}")
-        deadline = time.perf_counter() + self.budget
+        deadline = clock() + self.budget
         if self.game == "conquian":
             return self._conquian(view, rng, deadline)
         return self._konkan(view, rng, deadline)
@@ -245,7 +248,7 @@ def _best_by_samples(
     given (ties: the earlier candidate)."""
     totals = [0.0] * len(candidates)
     done = 0
-    while done < samples and not (done and time.perf_counter() > deadline):
+    while done < samples and not (done and clock() > deadline):
         world = sample()
         for index, line in enumerate(candidates):
             totals[index] += play(world, line)

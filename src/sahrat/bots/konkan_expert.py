@@ -5,9 +5,11 @@ the round on sampled deals (:mod:`sahrat.bots.konkan_sim`).
 First, the discard itself is chosen again among the strong player's best few:
 
 * **before opening, the opening race** (:meth:`KonkanExpert.race_discard`): the hand
-  each discard leaves is given the same sampled draws of the unseen cards, one a
-  turn for :data:`RACE_TURNS` turns, and the turn at which it first holds the opening
-  target is counted; the smallest mean wins, plus
+  each discard leaves is given the same sampled turns of the unseen cards for
+  :data:`RACE_TURNS` turns (each turn the card on the pile, taken when it opens the
+  hand at once, then the stock's card, which pushes out a card no meld can use when it
+  joins), and the turn at which it first holds the opening target is counted; the
+  smallest mean wins, plus
 * **what the next seat gets** (:meth:`KonkanExpert.feeds`): about half of all
   openings take the pile's card, and only the next seat is offered ours. Its hand is
   sampled from the unseen cards, dealt again when it contradicts what the seat did
@@ -46,7 +48,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sahrat.bots import konkan_bot
-from sahrat.bots.fastmelds import encode, meld_value
+from sahrat.bots.fastmelds import encode, isolated, meld_value
 from sahrat.bots.konkan_sim import JOKER_FACE, Round, meld_to_sim, partnered
 from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules.cards import Card
@@ -67,6 +69,16 @@ RACE_DISCARDS = 6  # the strong player's best discards raced
 FEED_SAMPLES = 30  # sampled hands of the next seat, to see which discard opens it
 FEED_WEIGHT = 4.0  # feeding the next seat its opening, in turns of our own race
 FEED_COST = 10.0  # ... once we have opened, on the strong player's discard cost scale
+RACE_NEVER = 2  # turns beyond RACE_TURNS counted for a hand that does not open in the race
+RACE_DROP = True  # a drawn card that joins the hand pushes out a card no meld can use
+RACE_PILE = True  # the race also offers, each turn, the previous seat's discard to open with
+
+# The decision's budget is the seat's own work, in this thread's CPU time: a wall-clock
+# cap stops the sampling whenever the process waits for a core (a loaded machine, the
+# server's other threads holding the interpreter), so the same seat played its seed
+# differently, and weaker, as the load varied; in CPU time a seed is one line of play
+# and the work per decision is bounded all the same.
+clock = time.thread_time
 
 Line = tuple[
     str, Any
@@ -169,7 +181,7 @@ class KonkanExpert:
         base = self.base_round(me)
         results: list[list[float]] = [[] for _ in lines]
         done = 0
-        while done < self.samples and not (done and time.perf_counter() > deadline):
+        while done < self.samples and clock() <= deadline:  # none begun past the cap
             world = self.sample(me, base, hidden, rng)
             for index, (_, line) in enumerate(lines):
                 results[index].append(self.play(me, world, line))
@@ -228,8 +240,9 @@ class KonkanExpert:
         """Before opening, the discard that keeps the opening nearest: for each of the
         strong player's best discards, the hand left is given the same sampled draws of
         the unseen cards, one a turn, and the turn at which it first holds the opening
-        target is counted (never within :data:`RACE_TURNS`: two turns more). The best
-        mean wins; the strong player's order on ties."""
+        target is counted (never within :data:`RACE_TURNS`: :data:`RACE_NEVER` turns
+        more). Each turn first offers a card on the pile (:data:`RACE_PILE`): about half
+        of all openings take it. The best mean wins; the strong player's order on ties."""
         from sahrat.bots.expert import konkan_discards
 
         ranked = konkan_discards(me, self.strong.memory, action.card, RACE_DISCARDS)
@@ -250,10 +263,15 @@ class KonkanExpert:
         faces = [face_of(card) for card in cards]
         totals = [0] * len(cards)
         done = 0
-        while done < RACE_SAMPLES and not (done >= 8 and time.perf_counter() > deadline):
-            draws = rng.sample(pool, RACE_TURNS)
+        turns = RACE_TURNS
+        looks = 2 * turns if RACE_PILE and len(pool) >= 2 * turns else turns
+        while done < RACE_SAMPLES and not (done >= 8 and clock() > deadline):
+            seen = rng.sample(pool, looks)
+            draws, piles = seen[:turns], seen[turns:] or None
             for index, face in enumerate(faces):
-                totals[index] += _race(mask - (1 << (2 * face)), jokers, draws, target, ace)
+                totals[index] += _race(
+                    mask - (1 << (2 * face)), jokers, draws, target, ace, piles, face
+                )
             done += 1
         scores = [total / done for total in totals]
         feeds = self.feeds(me, faces, pool, rng, deadline)
@@ -313,7 +331,7 @@ class KonkanExpert:
         refused = [] if opened else self.refused.get(nxt, [])
         hits = [0] * len(faces)
         done = 0
-        while done < FEED_SAMPLES and not (done >= 8 and time.perf_counter() > deadline):
+        while done < FEED_SAMPLES and not (done >= 8 and clock() > deadline):
             for _ in range(REDEAL_TRIES + len(refused)):
                 hand = rng.sample(pool, count)
                 jokers = hand.count(JOKER_FACE)
@@ -461,24 +479,54 @@ def _consistent(me: KonkanSeat, world: Round, seat: int, hand: Sequence[int]) ->
     return value < me.opening_target
 
 
-def _race(mask: int, jokers: int, draws: Sequence[int], target: int, ace: Any) -> int:
+def _race(
+    mask: int,
+    jokers: int,
+    draws: Sequence[int],
+    target: int,
+    ace: Any,
+    piles: Sequence[int] | None = None,
+    thrown: int = -1,
+) -> int:
     """The first of ``draws`` after which the hand holds ``target`` in melds (1..n), or
-    n + 2 if none does (the hand keeps every card: a short look-ahead)."""
+    n + RACE_NEVER if none does. A drawn card that joins no meld is thrown away at once;
+    one that joins stays and, with :data:`RACE_DROP`, a card no meld can use goes (the
+    turn's discard: the hand keeps its size). With ``piles``,
+    each turn first offers that card on the pile (the previous seat's discard): taken
+    when it opens the hand at once, as about half of all openings are made. The card
+    ``thrown`` away is never offered back (our own discard is not on our pile)."""
     value = meld_value(mask, jokers, ace)
     if value >= target:
         return 0
     for turn, face in enumerate(draws, 1):
+        if piles is not None:
+            pile = piles[turn - 1]
+            usable = pile != JOKER_FACE and pile != thrown and partnered(mask, pile)
+            if usable and meld_value(mask + (1 << (2 * pile)), jokers, ace) >= target:
+                return turn
         if face == JOKER_FACE:
             jokers += 1
         else:
-            fresh = not partnered(mask, face)
+            if not partnered(mask, face):
+                continue  # it joins no meld: thrown away at once, the hand unchanged
             mask += 1 << (2 * face)
-            if fresh:
-                continue  # it joins no meld yet: the value stays
+            if RACE_DROP:
+                mask = _drop_isolated(mask)
         value = meld_value(mask, jokers, ace)
         if value >= target:
             return turn
-    return len(draws) + 2
+    return len(draws) + RACE_NEVER
+
+
+def _drop_isolated(mask: int) -> int:
+    """``mask`` less one card that no meld can use (the turn's discard keeps the hand's
+    size; which one does not matter to the race), or ``mask`` itself when every card
+    can join one."""
+    alone = isolated(mask)
+    if not alone:
+        return mask
+    top = alone.bit_length() - 1
+    return mask - (1 << (top - top % 2))
 
 
 def _take_to_open(me: KonkanSeat) -> TakeDiscard | None:
