@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,35 @@ ADMIN_CALLS = [
     ("DELETE", "/api/admin/players/2/cooldown", None),
     ("GET", "/api/admin/chat/reports", None),
 ]
+# (method, route, path called, body, what an admin gets): tournament 1 is made by the admin
+# before the calls; complaint 1 does not exist, so an admin reaches the lookup and no further
+SCHEDULE = {
+    "name": "Daily cup",
+    "game": "konkan",
+    "format": "knockout",
+    "seats": 4,
+    "first_at": (datetime.now(UTC) + timedelta(days=1)).isoformat(),
+    "every_minutes": 1440,
+}
+TOURNAMENT_CALLS = [
+    ("POST", "/api/admin/tournament-schedules", "", SCHEDULE, 201),
+    ("GET", "/api/admin/tournament-schedules", "", None, 200),
+    ("DELETE", "/api/admin/tournament-schedules/{schedule_id}", "/1", None, 204),
+    ("GET", "/api/admin/tournaments/{tournament_id}/complaints", "", None, 200),
+    (
+        "POST",
+        "/api/admin/tournaments/{tournament_id}/complaints/{complaint_id}",
+        "",
+        {"decision": "dismissed"},
+        404,
+    ),
+    ("POST", "/api/admin/tournaments/{tournament_id}/cancel", "", None, 200),
+]
+
+
+def tournament_path(route: str, tail: str) -> str:
+    path = route.replace("{tournament_id}", "1").replace("{complaint_id}", "1")
+    return path.replace("/{schedule_id}", tail)
 
 
 async def test_every_admin_endpoint_needs_an_admin(server: Server) -> None:
@@ -119,8 +149,26 @@ async def test_every_admin_endpoint_needs_an_admin(server: Server) -> None:
         )
         for m, p in called
     }
+    called |= {(method, route) for method, route, _, _, _ in TOURNAMENT_CALLS}
     assert admin_paths == called, admin_paths ^ called
-    for method, path, body in ADMIN_CALLS:
+    made = await server.client.post(
+        "/api/tournaments",
+        json={
+            "name": "Admin's cup",
+            "game": "konkan",
+            "format": "knockout",
+            "seats": 4,
+            "starts_at": (datetime.now(UTC) + timedelta(days=1)).isoformat(),
+        },
+        headers=server.admin,
+    )
+    assert made.status_code == 201 and made.json()["id"] == 1, made.text
+    tournament_calls = [
+        (method, tournament_path(route, tail), body, wanted)
+        for method, route, tail, body, wanted in TOURNAMENT_CALLS
+    ]
+    plain_calls = [(method, path, body, None) for method, path, body in ADMIN_CALLS]
+    for method, path, body, wanted in plain_calls + tournament_calls:
         none = await server.client.request(method, path, json=body)
         assert none.status_code == 401, (method, path, none.text)
         bad = await server.client.request(
@@ -131,7 +179,10 @@ async def test_every_admin_endpoint_needs_an_admin(server: Server) -> None:
         assert forbidden.status_code == 403, (method, path, forbidden.text)
         assert forbidden.json()["detail"]["code"] == "not_admin"
         allowed = await server.client.request(method, path, json=body, headers=server.admin)
-        assert allowed.status_code in (200, 201), (method, path, allowed.text)
+        if wanted is None:
+            assert allowed.status_code in (200, 201), (method, path, allowed.text)
+        else:
+            assert allowed.status_code == wanted, (method, path, allowed.text)
 
 
 async def test_tables_are_created_updated_and_closed(server: Server) -> None:

@@ -61,7 +61,8 @@ function header() {
       type: "button", id: "lang-toggle", lang: getLang() === "ar" ? "en" : "ar",
       // The other language's catalogue is fetched on the first switch.
       onclick: () => setLang(getLang() === "ar" ? "en" : "ar").catch(moduleFailed),
-    }, t("app.other_language")),
+      title: t("app.other_language"), "aria-label": t("app.other_language"),
+    }, h("span.lang-long", t("app.other_language")), h("span.lang-short", t("app.other_language_short"))),
   );
 }
 
