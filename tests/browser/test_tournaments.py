@@ -218,6 +218,24 @@ def step(page: Any) -> bool:
     return False
 
 
+def watch_delayed(new_page: Any, server: Server, table: int, n: int) -> None:
+    """A third account watches a table of the paid tournament while its players have not
+    moved yet (the test moves for them): a prize tournament's spectator sees a round
+    only once it is over (docs/protocol.md, "Delayed spectators"), so the page says so,
+    with no card of the round, no view and the way to the tournament."""
+    watcher = phone(new_page, account(server, f"متفرج {n:05d}"), "192.0.2.33")
+    watcher.goto(f"{server.url}/#/t/{table}")
+    watcher.wait_for_selector("#delayed")
+    assert watcher.inner_text("#delayed h2") == AR["table.delayed_title"]
+    assert watcher.evaluate("() => window.sahrat.view") is None
+    assert watcher.locator("#spectating").is_visible()
+    assert watcher.locator(".card").count() == 0
+    assert watcher.locator("#take-seat").count() == 0
+    assert watcher.locator("#tournament-link").is_visible()
+    looks_right(watcher, "tournament-delayed-spectator-ar-390")
+    watcher.close()
+
+
 def test_two_players_register_and_watch_the_standings_live(new_page: Any, server: Server) -> None:
     n = random.randrange(10**5)
     first = account(server, f"سالم {n:05d}")
@@ -299,6 +317,7 @@ def test_two_players_register_and_watch_the_standings_live(new_page: Any, server
     last = tuple(one.evaluate(DRAWN))
     tables_seen_finished = 0
     shot_running = False
+    watched: list[int] = []  # the table a third browser watched
     end = time.monotonic() + PLAY_SECONDS
     while True:
         detail = shown(one)
@@ -338,6 +357,11 @@ def test_two_players_register_and_watch_the_standings_live(new_page: Any, server
                 page.wait_for_url(re.compile(rf"#/t/{wanted}$"))
                 page.wait_for_function("() => !!window.sahrat?.view")
                 at_table[user] = wanted
+                # The table leads back to its tournament.
+                assert page.get_attribute("#tournament-link", "href") == f"#/tr/{tournament}"
+                if not watched:
+                    watched.append(wanted)
+                    watch_delayed(new_page, server, wanted, n)
                 if not shot_running:
                     shot_running = True
                     one.locator("#tour-bracket").scroll_into_view_if_needed()

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .harness import Api, ServerProcess, auth_headers, make_admin
+from .harness import Api, ServerProcess, WireClient, auth_headers, make_admin
 from .tournament_support import (
     TOURNAMENT_ENV,
     Driver,
@@ -356,6 +356,68 @@ def test_a_schedule_makes_its_system_tournament(module_server: ServerProcess) ->
             assert (await api.http.delete(path, headers=auth_headers(boss))).status_code == 204
             gone = await api.http.delete(path, headers=auth_headers(boss))
             assert (gone.status_code, gone.json()["detail"]["code"]) == (404, "no_such_schedule")
+        finally:
+            await api.aclose()
+
+    run(scenario())
+
+
+def test_anyone_may_watch_a_tournament_table_and_only_its_entrants_sit(
+    module_server: ServerProcess,
+) -> None:
+    """A tournament's table is private to sit at, open to watch (docs/tournaments.md, "A
+    round"): a stranger (an account, a guest, nobody signed in) gets its page with the
+    tournament's id, watches it over a socket, sees its matches' list, and is refused a
+    seat with ``tournament_table``; the lobby does not list it. The tournament here is
+    free, so the watching is not delayed: the stranger's snapshot has the table's view,
+    without a hand."""
+
+    async def scenario() -> None:
+        api = Api(module_server)
+        try:
+            people = [await api.account("wt") for _ in range(4)]
+            tokens = {user["id"]: token for token, user in people}
+            made = await make_tournament(api, people[0][0], **plan(seats=4, starts_at=iso_in(30)))
+            tid = made["id"]
+            for token, _user in people:
+                await register(api, token, tid)  # full: a knock-out starts at once
+            stranger, _ = await api.account("st")
+            guest, _ = await api.guest()
+            watched: list[int] = []
+
+            async def watch(found: dict[str, Any]) -> None:
+                tables = [t for r in found["rounds"] for t in r["tables"]]
+                playing = [t["table_id"] for t in tables if t["state"] == "playing"]
+                if watched or not playing:
+                    return
+                table_id = playing[0]
+                watched.append(table_id)
+                for token in (stranger, guest, None):
+                    info = await api.get(f"/api/tables/{table_id}", token)
+                    assert (info["tournament_id"], info["spectator_delay"]) == (tid, False)
+                    assert info["private"] is True and info["invite_code"] is None
+                matches = await api.http.get(f"/api/tables/{table_id}/matches")
+                assert matches.status_code == 200, matches.text
+                client = await WireClient.connect(module_server, table_id, stranger, name="st")
+                try:
+                    snapshot = client.of_type("snapshot")[0]["payload"]
+                    assert snapshot["seat"] is None and snapshot["view"] is not None
+                    assert snapshot["view"].get("hand") is None
+                finally:
+                    await client.close()
+                for token in (stranger, guest):
+                    refused = await api.http.post(
+                        f"/api/tables/{table_id}/join", json={}, headers=auth_headers(token)
+                    )
+                    assert refused.status_code == 403, refused.text
+                    assert refused.json()["detail"]["code"] == "tournament_table"
+                lobby = await api.get("/api/tables?status=playing&limit=200")
+                assert table_id not in {t["id"] for t in lobby}
+
+            await Driver(module_server, api, "konkan", tokens).run(
+                tid, until=("complaints", "finished"), during=watch
+            )
+            assert watched, "no table of the tournament was seen playing"
         finally:
             await api.aclose()
 

@@ -33,6 +33,7 @@ HTTP_STATUS: dict[str, int] = {
     "suspended": 403,
     "tournament_needs_account": 403,
     "tournament_not_entrant": 403,
+    "tournament_table": 403,
     # 404: nothing of that name (a private table a stranger may not see included)
     "bad_invite": 404,
     "no_such_message": 404,

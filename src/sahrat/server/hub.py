@@ -182,9 +182,12 @@ class Hub(ProcessServices):
         self.social.blocks.apply(blocker, blocked, on)
 
     async def may_watch(self, table: Table, user_id: int | None, invite: str | None) -> bool:
-        """Whether a player may see this table: ``admits``, or a friend of its creator
-        where the creator lets friends watch."""
-        return admits(table, user_id, invite) or await self.social.friend_watches(table, user_id)
+        """Whether a player may see this table: ``admits``, a tournament's table (anyone
+        may watch those), or a friend of its creator where the creator lets friends
+        watch."""
+        if admits(table, user_id, invite) or table.tournament_id is not None:
+            return True
+        return await self.social.friend_watches(table, user_id)
 
     # --- tables ------------------------------------------------------------------------
 
@@ -201,6 +204,7 @@ class Hub(ProcessServices):
         chat: bool = True,
         friends_watch: bool = False,
         spectator_delay: bool = False,
+        tournament_id: int | None = None,
     ) -> dict[str, Any]:
         """Open a table with validated options (raises BadOption naming a bad one) and
         return its info as the creator sees it. A ``capped`` creator (anyone but an
@@ -208,7 +212,8 @@ class Hub(ProcessServices):
         table (docs/rating.md) is a free table: its matches move ratings. ``chat``: the
         table's chat is on; ``friends_watch``: the creator's friends may watch it
         (docs/social.md); ``spectator_delay``: spectators see each round once it is
-        over (a prize tournament's table, docs/tournaments.md)."""
+        over (a prize tournament's table, docs/tournaments.md); ``tournament_id``: the
+        tournament whose round the table plays."""
         if game not in GAMES:
             raise BadOption("game", f"must be one of {list(GAMES)}, not {game!r}")
         values = dict(options)
@@ -237,6 +242,7 @@ class Hub(ProcessServices):
                     chat=chat,
                     friends_watch=friends_watch,
                     spectator_delay=spectator_delay,
+                    tournament_id=tournament_id,
                 ),
             )
         await self.learn_names([creator_id])
@@ -276,8 +282,14 @@ class Hub(ProcessServices):
         if op in PLAYER_OPS:
             user = args.get("viewer") if op == "info" else args.get("user_id")
             if not admits(table, user, args.get("invite")) and not (
-                op == "info" and await self.social.friend_watches(table, user)
+                op == "info" and await self.may_watch(table, user, args.get("invite"))
             ):
+                if table.tournament_id is not None:  # seen by all, but seated by its runner
+                    raise TableError(
+                        "tournament_table",
+                        f"table {table.id} plays a round of tournament {table.tournament_id}: "
+                        "only its entrants sit there, seated by the tournament",
+                    )
                 raise no_such_table(table.id)
         operation = OPS.get(op)
         if operation is None:

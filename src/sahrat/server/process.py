@@ -119,8 +119,7 @@ class ProcessServices:
 
     async def admits_stored(self, table_id: int, user_id: int | None, invite: str | None) -> bool:
         """Whether a player may see a table, from the database (for a table this
-        process does not serve, or no longer: a finished one). The creator, anyone who
-        had a seat or played a match there, and a holder of the invite code may."""
+        process does not serve, or no longer: a finished one): ``store/tables.seen_by``."""
         if not 1 <= table_id <= MAX_TABLE_ID:
             return False
         return await in_session(self.sessions, lambda s: rows.seen_by(s, table_id, user_id, invite))

@@ -161,6 +161,7 @@ async def add_table(
     chat: bool = True,
     friends_watch: bool = False,
     spectator_delay: bool = False,
+    tournament_id: int | None = None,
 ) -> GameTable:
     """A new waiting table with no seat taken; the row comes back with its id."""
     row = GameTable(
@@ -175,6 +176,7 @@ async def add_table(
         chat=chat,
         friends_watch=friends_watch,
         spectator_delay=spectator_delay,
+        tournament_id=tournament_id,
     )
     session.add(row)
     await session.flush()  # the row gets its id and its defaults
@@ -185,13 +187,15 @@ async def seen_by(
     session: AsyncSession, table_id: int, user_id: int | None, invite: str | None
 ) -> bool:
     """Whether a player may see a table, by its rows (a table not served here, or no
-    longer: a finished one): any public one; a private one its creator, anyone who had
-    a seat or played a match there, a holder of the invite code, and a friend of its
-    creator if the table's ``friends_watch`` is on."""
+    longer: a finished one): any public one and any tournament's; a private one its
+    creator, anyone who had a seat or played a match there, a holder of the invite code,
+    and a friend of its creator if the table's ``friends_watch`` is on."""
     row = await session.get(GameTable, table_id)
     if row is None:
         return False
-    if not row.private or user_id == row.creator_id or invite_matches(row.invite_code, invite):
+    if not row.private or row.tournament_id is not None:
+        return True
+    if user_id == row.creator_id or invite_matches(row.invite_code, invite):
         return True
     if user_id is None:
         return False

@@ -28,6 +28,8 @@
  * @property {string | null} [seed_commitment]
  * @property {string[]} [spectators]
  * @property {number} [spectator_count]
+ * @property {boolean} [spectator_delay]  spectators see each round once it is over (a prize tournament's table)
+ * @property {number | null} [tournament_id]  the tournament whose round the table plays
  *
  * @typedef {object} RoundBreak  the pause between rounds (deals)
  * @property {number} until

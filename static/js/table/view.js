@@ -113,6 +113,8 @@ function bar(/** @type {TableCtrl} */ ctrl) {
   return [
     // On a phone the bar is one line: some of its words are only read out (span.label).
     v("a.back", { href: "#/" }, vicon("lobby"), v("span.label", t("table.lobby"))),
+    // A tournament's table: its standings one tap away (tournaments.js).
+    info.tournament_id ? v("a.tour-back", { href: `#/tr/${info.tournament_id}`, id: "tournament-link", title: t("tour.back") }, vicon("results"), v("span.label", t("tour.back"))) : null,
     v("strong.table-name", `${t(`game.${info.game}`)} `, v("bdi", `#${ctrl.tableId}`)),
     // The last round's badge says which round it is: on a phone the round's number is only read out then.
     vw && game === "konkan" ? v("span.round", v("span.round-n", t("konkan.round_of", { round: vw.round, rounds: vw.options.rounds })), vw.last_round ? v("span.badge.last", t("konkan.last_round")) : null) : null,
@@ -241,9 +243,18 @@ function middle(/** @type {TableCtrl} */ ctrl) {
   const info = /** @type {TableInfo} */ (ctrl.info);
   const notice = ctrl.timedOut && ctrl.seat !== null
     ? v("p.notice", { id: "timed-out", role: "status" }, vicon("timer"), t("table.timed_out")) : null;
+  // A prize tournament's spectators see a round once it is over (docs/protocol.md,
+  // "Delayed spectators"): until the first one ends there is nothing to show but that.
+  if (info.spectator_delay && ctrl.seat === null && info.status === "playing" && !ctrl.view) return [delayedNotice()];
   if (info.status === "waiting" || !ctrl.view) return [notice, waitingRoom(ctrl)];
   const game = ctrl.gameModule();
   return [notice, game ? game.render(ctrl) : v("p.loading", "…")];
+}
+
+function delayedNotice() {
+  return v("section.card-box.delayed", { id: "delayed" },
+    v("h2", vicon("timer"), t("table.delayed_title")),
+    v("p", t("table.delayed_help")));
 }
 
 // A waiting room's button sends its request once: taps while it is on its way do

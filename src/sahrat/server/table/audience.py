@@ -73,6 +73,7 @@ class Audience:
         chat: bool = True,
         friends_watch: bool = False,
         spectator_delay: bool = False,
+        tournament_id: int | None = None,
     ) -> None:
         self._services = services
         self._engine = engine
@@ -90,6 +91,7 @@ class Audience:
         self.friends_watch = friends_watch  # the creator's friends may watch it (private)
         # spectators see each round (deal) once it is over (a prize tournament's table)
         self.spectator_delay = spectator_delay
+        self.tournament_id = tournament_id  # the tournament whose round it plays, if any
         self._ratings = ratings if ratings is not None else {}  # the table's, kept current
         self.connections: dict[Connection, None] = {}  # a set that keeps arrival order
         self._grace: dict[int, asyncio.Task[None]] = {}
@@ -196,6 +198,7 @@ class Audience:
             chat=self._chat,
             friends_watch=self.friends_watch,
             spectator_delay=self.spectator_delay,
+            tournament_id=self.tournament_id,
         )
 
     def shows_invite_code(self, viewer: int | None) -> bool:

@@ -84,6 +84,7 @@ def table_payload(
     chat: bool = True,
     friends_watch: bool = False,
     spectator_delay: bool = False,
+    tournament_id: int | None = None,
 ) -> dict[str, Any]:
     """The payload of a ``table`` message, and a snapshot's ``table`` (``TableInfo``)."""
     return {
@@ -105,6 +106,7 @@ def table_payload(
         "chat": chat,
         "friends_watch": friends_watch,
         "spectator_delay": spectator_delay,
+        "tournament_id": tournament_id,
     }
 
 

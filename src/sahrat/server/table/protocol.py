@@ -218,6 +218,11 @@ class TableInfo(BaseModel):
         "while one is played their snapshot's view is null and no update reaches them "
         '(a prize tournament\'s table: docs/protocol.md, "Spectators")',
     )
+    tournament_id: int | None = Field(
+        default=None,
+        description="the tournament whose round this table plays (docs/tournaments.md); "
+        "null at every other table",
+    )
 
 
 class RoundBreak(BaseModel):

@@ -44,4 +44,5 @@ def from_rows(services: TableServices, row: GameTable, seats: Sequence[Seat]) ->
         chat=row.chat,
         friends_watch=row.friends_watch,
         spectator_delay=row.spectator_delay,
+        tournament_id=row.tournament_id,
     )

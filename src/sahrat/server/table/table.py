@@ -72,6 +72,7 @@ class Table:
         chat: bool = True,
         friends_watch: bool = False,
         spectator_delay: bool = False,
+        tournament_id: int | None = None,
     ) -> None:
         self.services = services
         self.rated = rated  # its matches move ratings (docs/rating.md); no rematch
@@ -85,6 +86,9 @@ class Table:
         self.engine: Engine = engine_for(game)
         self.private = private
         self.friends_watch = friends_watch  # the creator's friends may watch (private)
+        # the tournament whose round it plays: private (only its entrants sit down, and
+        # the lobby does not list it), but anyone may watch it (docs/tournaments.md)
+        self.tournament_id = tournament_id
         self.invite_code = invite_code
         self.creator_id = creator_id
         self.lock = asyncio.Lock()
@@ -111,6 +115,7 @@ class Table:
             chat=chat,
             friends_watch=friends_watch,
             spectator_delay=spectator_delay,
+            tournament_id=tournament_id,
         )
         self.chat = TableChat(services, self.audience, self.match, enabled=chat)
         self.bots = BotDriver(game, self.engine, self.seating, settings, self.log, table_id)

@@ -58,6 +58,7 @@ class Opener(Protocol):
         chat: bool = True,
         friends_watch: bool = False,
         spectator_delay: bool = False,
+        tournament_id: int | None = None,
     ) -> dict[str, Any]: ...
 
     async def call(self, table_id: int, op: str, **args: Any) -> Any: ...
@@ -131,6 +132,7 @@ async def open_table(
             # a prize tournament's spectators see each round once it is over, so that
             # nobody can pass a player's hand to a friend at the table
             spectator_delay=tournament.fee > 0,
+            tournament_id=tournament.id,
         )
         table_id = int(info["id"])
         async with sessions() as session, session.begin():
