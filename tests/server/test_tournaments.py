@@ -1,72 +1,99 @@
 """A paid knock-out on a real server (SQLite, then PostgreSQL), played to its end over
-real WebSockets (docs/tournaments.md): 8 Konkan seats, 6 people and 2 bots, two go
-through from each table of 4. One registered player never comes (the timer forfeits
-the seat to a bot: a no-show, with no standing), one leaves their first table (a bot
-finishes it: dropped, with the standing the bot earned), and the server is killed in
-the middle of the first round and started again.
+real WebSockets (docs/tournaments.md): 16 Konkan seats, two go through from each table
+of 4. Thirteen people register (more than ``min_fill``, 8 by default: half the seats),
+so three bot entrants take the empty seats at the start. One registered player never
+comes (the timer forfeits the seat to a bot: a no-show, with no standing), one leaves
+their first table (a bot finishes it: dropped, with the standing the bot earned), and
+the server is killed (SIGKILL) in the middle of the second round and started again.
 
-Every expected value comes from the written rules: each table's places are its match's
-score sheet's; through go the two best places of a table who are people still in it
-(a tie by the better match total, then the seat order); the final table's places are
-the first places of the standings; the pool is the fees less the house's 10 %, paid 50
-/ 30 / 20 % to three places (up to 8 players with a standing), the coins left over to the first; and
-every coin moves through the ledger: each fee into the escrow, the prizes and the
-house's share out of it, leaving it empty."""
+The people have ratings of their own, all different and none a bot's, so the seeds are
+the rating order and every table of every round can be told from the rules. The
+no-show and the leaver are the first and eighth seeds, whom the snake seats at table 1
+with a bot: that table sends one person through, so round 2 seats 7 (a table of 4 and
+one of 3) and sends 4 to the final.
+
+Every expected value comes from the written rules, never from the server's answers:
+
+* round 1 deals the seeds in snake order to 4 tables of 4 (seeds 1-4 to tables 1-4,
+  5-8 back from 4 to 1, ...); later rounds seat those who went through first from
+  their table, then the second ones, each by seed, snaked over the table sizes of the
+  count (7: a 4 and a 3);
+* each table's places are its match's score sheet's; through go the two best places
+  of a table who are people still in it (a tie by the better match total, then the
+  seat order), one from a table of 2;
+* the standings: the final's players by their place there, then the outs of round 2,
+  then of round 1, each by placement points at their last table and then its match
+  total (sharing a place when both are equal), rating and entry id for the order; the
+  no-show and the bots have none; each line's points, match total, opponents' strength,
+  rounds played and round out;
+* the prizes: the pool is the 13 fees less the house's 10 %, paid over 4 places (12
+  players with a standing: up to 16) at 40 / 30 / 20 / 10 %, the coins left over to
+  the first, shared places sharing their positions' prizes; held during the complaint
+  window (nothing but fees in the ledger), then paid;
+* every coin through the ledger: each fee into the escrow, each prize and the house's
+  share out of it, each once, leaving it empty, and every balance.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from .harness import Api, ServerProcess
 from .tournament_support import (
     TOURNAMENT_ENV,
     Driver,
-    balances,
+    WindowWatch,
+    check_ledger,
     detail,
     first_match,
     iso_in,
+    konkan_table_sizes,
     make_tournament,
     register,
+    set_rating,
+    split_prizes,
+    table_points,
     tournament_ledger,
 )
 
 FEE = 100
 WELCOME = 1000
+SEATS = 16
+# 8 above a bot's rating and 5 below: seeds 1-8, three bots, seeds 12-16
+RATINGS = [1900, 1860, 1820, 1780, 1740, 1700, 1660, 1620, 1400, 1360, 1320, 1280, 1240]
+NO_SHOW_SEED, LEAVER_SEED = 1, 8  # both at table 1 of round 1, with a bot
+RESTART_ROUND = 2
+
+
+def snake(players: list[int], sizes: list[int]) -> list[list[int]]:
+    """Players (best first) dealt to tables of ``sizes``: one each to tables 1..T, the
+    next row back from T to 1, and so on, passing full tables."""
+    tables: list[list[int]] = [[] for _ in sizes]
+    order = list(range(len(sizes)))
+    dealt = 0
+    while dealt < len(players):
+        for t in order:
+            if len(tables[t]) < sizes[t] and dealt < len(players):
+                tables[t].append(players[dealt])
+                dealt += 1
+        order.reverse()
+    return tables
 
 
 def through(
-    table: dict[str, Any], places: dict[int, int], totals: dict[int, int], out: set[int]
+    seats: list[int], places: dict[int, int], totals: dict[int, int], out: set[int]
 ) -> list[int]:
-    """The two who go through a Konkan table: best place, then the lower (better)
-    match total, then the seat order; skipping bots and those who dropped out."""
-    seats = table["seats"]
+    """Who goes through a Konkan table, first to go through first: best place, then
+    the lower (better) match total, then the seat order; skipping bots and those who
+    dropped out; two, but one from a table of 2."""
     ranked = sorted(seats, key=lambda e: (places[e], totals[e], seats.index(e)))
-    return [e for e in ranked if e not in out][:2]
+    return [e for e in ranked if e not in out][: min(2, len(seats) - 1)]
 
 
-def split_prizes(pool: int, places: list[int]) -> list[int]:
-    """The coins of each standing line, best first (ties share the prizes of the places
-    they span, the odd coins one each from the first of them): 3 places paid up to 8
-    players, 50/30/20 % each rounded down, the rest to the first."""
-    shares = [pool * percent // 100 for percent in (50, 30, 20)]
-    shares[0] += pool - sum(shares)
-    shares += [0] * (len(places) - len(shares))
-    coins = [0] * len(places)
-    start = 0
-    while start < len(places):
-        end = start
-        while end < len(places) and places[end] == places[start]:
-            end += 1
-        each, extra = divmod(sum(shares[start:end]), end - start)
-        for index in range(start, end):
-            coins[index] = each + (index - start < extra)
-        start = end
-    return coins
-
-
-def test_a_knockout_with_bots_a_no_show_a_drop_out_and_a_restart(
+def test_a_knockout_of_16_with_bots_a_no_show_a_drop_out_and_a_restart(
     start_server: Callable[..., ServerProcess], database: str
 ) -> None:
     server = start_server(**TOURNAMENT_ENV)
@@ -74,48 +101,57 @@ def test_a_knockout_with_bots_a_no_show_a_drop_out_and_a_restart(
     async def scenario() -> None:
         api = Api(server)
         try:
-            people = [await api.account("ko") for _ in range(6)]
+            people = [await api.account("ko") for _ in RATINGS]
             tokens = {user["id"]: token for token, user in people}
+            rating = {user["id"]: r for (_t, user), r in zip(people, RATINGS, strict=True)}
+            for user, shown in rating.items():
+                await set_rating(database, user, shown)
             made = await make_tournament(
                 api,
                 people[0][0],
-                name="Friday cup",
+                name="Saturday cup",
                 game="konkan",
                 format="knockout",
-                seats=8,
-                starts_at=iso_in(6),
+                seats=SEATS,
+                starts_at=iso_in(8),
                 fee=FEE,
-                min_fill=6,
             )
             tid = made["id"]
-            assert (made["state"], made["round_count"], made["advance"]) == ("registering", 2, 2)
+            assert (made["state"], made["round_count"], made["advance"]) == ("registering", 3, 2)
             for token, _user in people:
                 await register(api, token, tid)
             before = await detail(api, tid, people[0][0])
-            assert before["registered"] == 6 and before["me"]["registered"] is True
-            assert before["pool"] == 6 * FEE - 6 * FEE * 100 // 1000
+            assert before["registered"] == len(people) and before["me"]["registered"] is True
+            assert before["pool"] == len(people) * FEE - len(people) * FEE * 100 // 1000
+            assert {e["user_id"]: e["rating"] for e in before["entrants"]} == rating
             fees = await tournament_ledger(database, tid)
             assert sorted((m.debit, m.credit, m.amount, m.reason) for m in fees) == sorted(
                 (f"user:{u}", f"tour:{tid}", FEE, "tournament_fee") for u in tokens
             )
-            absent, leaver = people[4][1]["id"], people[5][1]["id"]
+            absent = people[NO_SHOW_SEED - 1][1]["id"]
+            leaver = people[LEAVER_SEED - 1][1]["id"]
             driver = Driver(server, api, "konkan", tokens, absent={absent}, leave_after={leaver: 2})
-            restarted: list[bool] = []
+            window = WindowWatch(api, database)
+            restarted: list[int] = []
 
-            async def restart_mid_round(found: dict[str, Any]) -> None:
-                round_one = found["rounds"][0]["tables"] if found["rounds"] else []
-                playing = [t for t in round_one if t["state"] == "playing"]
-                if restarted or len(playing) < 2 or sum(map(len, driver.played.values())) < 6:
+            async def during(found: dict[str, Any]) -> None:
+                await window(found)
+                if restarted or len(found["rounds"]) < RESTART_ROUND:
                     return
-                restarted.append(True)
+                tables = found["rounds"][RESTART_ROUND - 1]["tables"]
+                moves = sum(len(driver.played.get(t["table_id"], [])) for t in tables)
+                if not any(t["state"] == "playing" for t in tables) or moves < 6:
+                    return
+                restarted.append(found["version"])
                 server.kill()  # SIGKILL: what is durable is all that survives
                 server.start(port=server.port)
 
-            done = await driver.run(tid, until=("finished",), during=restart_mid_round)
-            assert restarted, "the server was not restarted in the middle of round 1"
+            done = await driver.run(tid, until=("finished",), during=during)
+            assert restarted, f"the server was not restarted in the middle of round {RESTART_ROUND}"
+            assert window.seen, "the complaint window was never seen"
         finally:
             await api.aclose()
-        await check_result(database, tid, done, tokens, absent, leaver)
+        await check_result(database, tid, done, tokens, absent, leaver, window.seen[0])
 
     asyncio.run(scenario())
 
@@ -127,59 +163,107 @@ async def check_result(
     tokens: dict[int, str],
     absent: int,
     leaver: int,
+    held: dict[str, Any],
 ) -> None:
     entrants = {e["entry"]: e for e in done["entrants"]}
     entry_of = {e["user_id"]: e["entry"] for e in done["entrants"] if e["user_id"]}
-    bots = {e["entry"] for e in done["entrants"] if e["bot"]}
-    assert len(bots) == 2 and len(entrants) == 8
+    user_of = {e["entry"]: e["user_id"] for e in done["entrants"]}
+    bots = {e for e, row in entrants.items() if row["bot"]}
+    assert len(entrants) == SEATS and len(bots) == SEATS - len(tokens)
+    assert all(user_of[e] is None for e in bots)
     assert {e for e, row in entrants.items() if row["dropped"]} == {
         entry_of[absent],
         entry_of[leaver],
     }
-    rounds = done["rounds"]
-    assert [len(r["tables"]) for r in rounds] == [2, 1]
-    assert sorted(e for t in rounds[0]["tables"] for e in t["seats"]) == sorted(entrants)
-    out = bots | {entry_of[absent], entry_of[leaver]}
-    went_through: list[int] = []
-    for table in [*rounds[0]["tables"], *rounds[1]["tables"]]:
-        match = await first_match(database, table["table_id"])
-        sheet = match["score_sheet"]
-        places = {e: sheet["places"][seat] for seat, e in enumerate(table["seats"])}
-        totals = {e: sheet["totals"][seat] for seat, e in enumerate(table["seats"])}
-        assert {int(k): v for k, v in table["places"].items()} == places
-        if table in rounds[0]["tables"]:
-            went_through += through(table, places, totals, out)
-        else:
-            final, final_places = table["seats"], places
-    assert sorted(rounds[1]["tables"][0]["seats"]) == sorted(went_through)
-    standings = done["standings"]
-    # bots have no standing, nor the player who never came (a no-show)
     assert [e for e, row in entrants.items() if row["no_show"]] == [entry_of[absent]]
-    assert len(standings) == 5 and entry_of[absent] not in {line["entry"] for line in standings}
-    # the final's players first, by their places there (3 when a table of the first round
-    # sent only one person through: the other seats went to bots or to those who dropped)
-    # (players tied at the final share its place, in whatever order the standings list them)
-    head = standings[: len(final)]
-    assert sorted(line["entry"] for line in head) == sorted(final)
-    assert [line["place"] for line in head] == sorted(final_places.values())
-    assert all(line["place"] == final_places[line["entry"]] for line in head)
-    pool = 6 * FEE - 6 * FEE * 100 // 1000
-    assert done["pool"] == pool
-    coins = split_prizes(pool, [line["place"] for line in standings])
-    assert [line["prize"] for line in standings] == coins
-    ledger = await tournament_ledger(database, tid)
-    user_of = {e["entry"]: e["user_id"] for e in done["entrants"]}
-    want = {(f"user:{u}", f"tour:{tid}", FEE, "tournament_fee") for u in tokens}
-    want |= {
-        (f"tour:{tid}", f"user:{user_of[line['entry']]}", prize, "tournament_prize")
-        for line, prize in zip(standings, coins, strict=True)
-        if prize
-    }
-    want.add((f"tour:{tid}", "house", 6 * FEE - pool, "tournament_house"))
-    assert sorted((m.debit, m.credit, m.amount, m.reason) for m in ledger) == sorted(want)
-    assert len(ledger) == len(want)  # nothing paid twice, whatever the restart replayed
-    won = {user_of[line["entry"]]: prize for line, prize in zip(standings, coins, strict=True)}
-    found = await balances(database, [f"tour:{tid}", *(f"user:{u}" for u in tokens)])
-    assert found[f"tour:{tid}"] == 0
-    for user in tokens:
-        assert found[f"user:{user}"] == WELCOME - FEE + won.get(user, 0)
+    # seeds: by rating (people's all different, and none a bot's: the bots are seeds 9-11)
+    strength = {e: row["rating"] for e, row in entrants.items()}
+    seeded = sorted(entrants, key=lambda e: (-strength[e], e))
+    seed = {e: number for number, e in enumerate(seeded, start=1)}
+    assert sorted(seed[e] for e in bots) == [9, 10, 11]
+
+    rounds = done["rounds"]
+    assert [r["round"] for r in rounds] == [1, 2, 3]
+    out = bots | {entry_of[absent], entry_of[leaver]}
+    results: list[list[dict[str, Any]]] = []  # per round, per table: seats, places, totals
+    for round_ in rounds:
+        tables = sorted(round_["tables"], key=lambda t: t["table_no"])
+        assert [t["table_no"] for t in tables] == list(range(1, len(tables) + 1))
+        played = []
+        for table in tables:
+            assert table["state"] == "finished"
+            seats = list(table["seats"])
+            sheet = (await first_match(database, table["table_id"]))["score_sheet"]
+            places = {e: sheet["places"][seat] for seat, e in enumerate(seats)}
+            at_table = {e: sheet["totals"][seat] for seat, e in enumerate(seats)}
+            assert {int(k): v for k, v in table["places"].items()} == places
+            played.append({"seats": seats, "places": places, "totals": at_table})
+        results.append(played)
+
+    # round 1: every entrant, by seed in snake order over 4 tables of 4 (bots, alike for
+    # the rules, compared as a count)
+    def shape(tables: list[list[int]]) -> list[tuple[list[int], int]]:
+        return [(sorted(e for e in t if e not in bots), sum(e in bots for e in t)) for t in tables]
+
+    assert konkan_table_sizes(SEATS) == [4, 4, 4, 4]
+    expected = snake(seeded, konkan_table_sizes(SEATS))
+    assert shape([t["seats"] for t in results[0]]) == shape(expected)
+    assert {entry_of[absent], entry_of[leaver]} <= set(results[0][0]["seats"])
+    # later rounds: the first through from each table, then the second ones, each by seed
+    for index in (1, 2):
+        sent = [through(t["seats"], t["places"], t["totals"], out) for t in results[index - 1]]
+        firsts = sorted((s[0] for s in sent if s), key=seed.__getitem__)
+        seconds = sorted((s[1] for s in sent if len(s) > 1), key=seed.__getitem__)
+        order = firsts + seconds
+        expected = snake(order, konkan_table_sizes(len(order)))
+        assert [sorted(t["seats"]) for t in results[index]] == [sorted(t) for t in expected]
+    assert [len(t["seats"]) for t in results[1]] == [4, 3]  # table 1 sent one person
+    assert [len(t["seats"]) for t in results[2]] == [4]  # the final
+
+    # every entrant's points, match total and opponents met over their tables
+    points: dict[int, Fraction] = dict.fromkeys(entrants, Fraction(0))
+    totals: dict[int, int] = dict.fromkeys(entrants, 0)
+    met: dict[int, list[int]] = {e: [] for e in entrants}
+    played_rounds: dict[int, int] = dict.fromkeys(entrants, 0)
+    last: dict[int, tuple[int, Fraction, int, int]] = {}  # round, points, total, place there
+    for round_no, tables in enumerate(results, start=1):
+        for table in tables:
+            scored = table_points(table["places"])
+            for e in table["seats"]:
+                points[e] += scored[e]
+                totals[e] += table["totals"][e]
+                met[e] += [o for o in table["seats"] if o != e]
+                played_rounds[e] += 1
+                last[e] = (round_no, scored[e], table["totals"][e], table["places"][e])
+
+    def merit(e: int) -> tuple[object, ...]:
+        round_no, scored, total, place = last[e]
+        if round_no == 3:
+            return (0, place)
+        return (1, -round_no, -scored, total)
+
+    people = [e for e in entrants if e not in bots and e != entry_of[absent]]
+    order = sorted(people, key=lambda e: (merit(e), -strength[e], e))
+    lines = done["standings"]
+    assert [line["entry"] for line in lines] == order
+    for line in lines:
+        e = line["entry"]
+        assert line["place"] == 1 + sum(merit(o) < merit(e) for o in people)
+        assert Fraction(line["points"]) == points[e]
+        assert line["match_total"] == totals[e]
+        assert Fraction(line["opponents_strength"]) == sum(
+            (points[o] for o in met[e]), Fraction(0)
+        ) / len(met[e])
+        assert line["rounds_played"] == played_rounds[e]
+        assert line["out_in_round"] == (None if last[e][0] == 3 else last[e][0])
+    assert [line["entry"] for line in lines[:4]] == sorted(
+        results[2][0]["seats"], key=lambda e: (results[2][0]["places"][e], -strength[e], e)
+    )
+
+    pool = len(tokens) * FEE - len(tokens) * FEE * 100 // 1000
+    assert done["pool"] == pool and len(lines) == 12
+    coins = split_prizes(pool, [line["place"] for line in lines])
+    assert [line["prize"] for line in lines] == coins
+    assert [line["prize"] for line in held["standings"]] == coins  # held in the window
+    won = {user_of[line["entry"]]: prize for line, prize in zip(lines, coins, strict=True)}
+    await check_ledger(database, tid, FEE, list(tokens), pool, won, WELCOME)

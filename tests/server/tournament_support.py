@@ -18,11 +18,14 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from typing import Any
 
 import httpx
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
+
+from sahrat.ratings import NEW_MU, SHOWN_NEW, SHOWN_SCALE
 
 from .harness import Api, ServerProcess, WireClient, auth_headers, engine_and_player, wire_action
 
@@ -82,8 +85,10 @@ class Driver:
     """Plays the people entered in a tournament at each of their tables, each seat
     over its own WebSocket with the simple player, until the tournament is past its
     tables. ``absent``: users who never come; ``leave_after``: users who leave their
-    first table after that many moves of their own (a bot finishes it). A connection
-    the server drops (a restart) is opened again while the table plays."""
+    table of round ``leave_in`` (default 1, their first) after that many moves of their
+    own (a bot finishes it). A connection the server drops (a restart) is opened again
+    while the table plays. ``played``: the users' moves by table; ``left_at``: the table
+    each leaver left."""
 
     server: ServerProcess
     api: Api
@@ -91,9 +96,11 @@ class Driver:
     tokens: Mapping[int, str]  # user id -> token
     absent: Collection[int] = ()
     leave_after: Mapping[int, int] = field(default_factory=dict)
+    leave_in: Mapping[int, int] = field(default_factory=dict)  # user -> round they leave in
     tasks: dict[tuple[int, int], asyncio.Task[None]] = field(default_factory=dict)
     left: set[int] = field(default_factory=set)
     played: dict[int, list[int]] = field(default_factory=dict)  # table id -> users who moved
+    left_at: dict[int, int] = field(default_factory=dict)  # user -> table id they left
 
     async def run(
         self,
@@ -136,14 +143,15 @@ class Driver:
                     key = (table["table_id"], user)
                     task = self.tasks.get(key)
                     if task is None or (task.done() and not self._table_done(task)):
-                        self.tasks[key] = asyncio.create_task(self._play(*key))
+                        self.tasks[key] = asyncio.create_task(self._play(*key, round_["round"]))
 
     @staticmethod
     def _table_done(task: asyncio.Task[None]) -> bool:
         return not task.cancelled() and task.exception() is None
 
-    async def _play(self, table_id: int, user: int) -> None:
+    async def _play(self, table_id: int, user: int, round_no: int = 1) -> None:
         """Play one seat until the match is over (or leave, for a drop-out)."""
+        leaving = user in self.leave_after and self.leave_in.get(user, 1) == round_no
         engine, player = engine_and_player(self.game)
         token = self.tokens[user]
         client = await WireClient.connect(self.server, table_id, token, name=f"u{user}")
@@ -166,12 +174,13 @@ class Driver:
                 assert view is not None
                 if view["match_over"]:
                     return
-                if user in self.leave_after and moves >= self.leave_after[user]:
+                if leaving and moves >= self.leave_after[user]:
                     response = await self.api.http.post(
                         f"/api/tables/{table_id}/leave", headers=auth_headers(token)
                     )
                     assert response.status_code == 200, response.text
                     self.left.add(user)
+                    self.left_at[user] = table_id
                     return
                 reply = await client.command(wire_action(engine, player(view)))
                 error = reply["payload"].get("error")
@@ -250,3 +259,152 @@ async def first_match(database: str, table_id: int) -> dict[str, Any]:
     if isinstance(sheet, str):
         sheet, players = json.loads(sheet), json.loads(players)
     return {"id": int(row[0]), "score_sheet": sheet, "players": players}
+
+
+async def set_rating(database: str, user_id: int, shown: int, pool: str = "konkan51") -> None:
+    """Give a user a settled rating in ``pool`` shown as ``shown`` (as rated matches
+    elsewhere would have left it), so that a tournament seeds them by it."""
+    mu = NEW_MU + (shown - SHOWN_NEW) / SHOWN_SCALE
+    engine = create_async_engine(database)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO ratings (user_id, pool, mu, sigma, games, shown, provisional, "
+                    "last_played_at) VALUES (:u, :pool, :mu, 3.0, 30, :shown, :p, :at)"
+                ),
+                {
+                    "u": user_id,
+                    "pool": pool,
+                    "mu": mu,
+                    "shown": shown,
+                    "p": False,
+                    "at": datetime.now(UTC),
+                },
+            )
+    finally:
+        await engine.dispose()
+
+
+# --- the written rules, again (docs/tournaments.md), for the expected values -------------
+
+
+def table_points(places: Mapping[int, int]) -> dict[int, Fraction]:
+    """Placement points of one table: place p of n scores 3(n+1-2p)/(n-1); players tied
+    for a place take the positions it spans and each the average of their points."""
+    size = len(places)
+    ranked = sorted(places, key=lambda e: places[e])
+    points: dict[int, Fraction] = {}
+    position = 1
+    for place in sorted(set(places.values())):
+        tied = [e for e in ranked if places[e] == place]
+        spanned = range(position, position + len(tied))
+        each = sum((Fraction(3 * (size + 1 - 2 * p), size - 1) for p in spanned), Fraction(0))
+        each /= len(tied)
+        points.update(dict.fromkeys(tied, each))
+        position += len(tied)
+    return points
+
+
+def konkan_table_sizes(players: int) -> list[int]:
+    """Konkan tables: of 4, and as few of 3 as the count allows (4k+1, 4k+2, 4k+3 take
+    three, two, one table of 3); 5 players a 3 and a 2; up to 4 one table."""
+    if players <= 4:
+        return [players]
+    if players == 5:
+        return [3, 2]
+    threes = {0: 0, 1: 3, 2: 2, 3: 1}[players % 4]
+    return [4] * ((players - 3 * threes) // 4) + [3] * threes
+
+
+PRIZE_PERCENT = {  # places paid -> percent of the pool, best first ("The split")
+    1: (100,),
+    2: (70, 30),
+    3: (50, 30, 20),
+    4: (40, 30, 20, 10),
+    5: (35, 25, 18, 12, 10),
+    6: (30, 22, 16, 13, 10, 9),
+}
+
+
+def places_paid(players: int) -> int:
+    """Places paid by the players with a standing: up to 2, 1; 4, 2; 8, 3; 16, 4; 32, 6."""
+    for most, places in ((2, 1), (4, 2), (8, 3), (16, 4), (32, 6)):
+        if players <= most:
+            return places
+    raise AssertionError("a field this size is not played here")
+
+
+def split_prizes(pool: int, places: list[int]) -> list[int]:
+    """The coins of each standing line, best first (``places`` their places): the pool
+    split by the percent of the places paid (fewer players than places: as many places
+    as players), each share rounded down and the rest to the first; players sharing a
+    place share the prizes of the positions they span, rounded down, the odd coins one
+    each from the first of them."""
+    paid = min(places_paid(len(places)), len(places))
+    shares = [pool * percent // 100 for percent in PRIZE_PERCENT[paid]]
+    shares[0] += pool - sum(shares)
+    shares += [0] * (len(places) - len(shares))
+    coins = [0] * len(places)
+    start = 0
+    while start < len(places):
+        end = start
+        while end < len(places) and places[end] == places[start]:
+            end += 1
+        each, extra = divmod(sum(shares[start:end]), end - start)
+        for index in range(start, end):
+            coins[index] = each + (index - start < extra)
+        start = end
+    return coins
+
+
+async def check_ledger(
+    database: str,
+    tid: int,
+    fee: int,
+    payers: Collection[int],
+    pool: int,
+    won: Mapping[int, int],
+    welcome: int,
+) -> None:
+    """Every coin of a paid tournament through the ledger: each payer's fee into the
+    escrow, each prize out of it, the rest (the house's share) to the house, nothing
+    twice; the escrow empty and each payer's balance its welcome less the fee plus the
+    prize."""
+    ledger = await tournament_ledger(database, tid)
+    want = [(f"user:{u}", f"tour:{tid}", fee, "tournament_fee") for u in payers]
+    want += [(f"tour:{tid}", f"user:{u}", c, "tournament_prize") for u, c in won.items() if c]
+    want.append((f"tour:{tid}", "house", fee * len(payers) - pool, "tournament_house"))
+    assert sorted((m.debit, m.credit, m.amount, m.reason) for m in ledger) == sorted(want)
+    keys = [m.key for m in ledger]
+    assert len(set(keys)) == len(keys)
+    assert {m.key for m in ledger if m.reason == "tournament_house"} == {f"tournament:{tid}:house"}
+    found = await balances(database, [f"tour:{tid}", *(f"user:{u}" for u in payers)])
+    assert found[f"tour:{tid}"] == 0
+    for user in payers:
+        assert found[f"user:{user}"] == welcome - fee + won.get(user, 0)
+
+
+@dataclass
+class WindowWatch:
+    """Looks at a tournament in its complaint window: the result is held (prizes in
+    the standings, ``complaint_until`` set) and no prize nor the house's share has left
+    the escrow yet. The ledger is read first and the state after: a state still
+    ``complaints`` then means the payment (one transaction with the state) had not
+    happened when the ledger was read."""
+
+    api: Api
+    database: str
+    seen: list[dict[str, Any]] = field(default_factory=list)
+
+    async def __call__(self, found: dict[str, Any]) -> None:
+        if found["state"] != "complaints" or self.seen:
+            return
+        ledger = await tournament_ledger(self.database, found["id"])
+        again = await detail(self.api, found["id"])
+        if again["state"] != "complaints":
+            return
+        assert {m.reason for m in ledger} <= {"tournament_fee"}, ledger
+        assert again["complaint_until"] is not None
+        assert all(line["prize"] is not None for line in again["standings"])
+        self.seen.append(again)

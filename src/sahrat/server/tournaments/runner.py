@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import async_sessionmaker
 
-from sahrat.server.tournaments import tables
+from sahrat.server.hub import Hub
 from sahrat.server.tournaments.steps import Steps
 from sahrat.settings import Settings
 from sahrat.store import tournament_rounds
@@ -41,9 +41,7 @@ def lease_seconds(settings: Settings) -> float:
 class Runner:
     """This process's tournament runner."""
 
-    def __init__(
-        self, hub: tables.Opener, sessions: async_sessionmaker[Any], settings: Settings
-    ) -> None:
+    def __init__(self, hub: Hub, sessions: async_sessionmaker[Any], settings: Settings) -> None:
         self.settings = settings
         self.sessions = sessions
         self.name = secrets.token_hex(8)  # this process, in the leases it takes

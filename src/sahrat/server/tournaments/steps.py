@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sahrat import tournaments as rules
 from sahrat.ratings import BOT, shown
+from sahrat.server.hub import Hub
 from sahrat.server.tournaments import tables
 from sahrat.server.tournaments.shapes import entrants_of, history_of, plan_of
 from sahrat.settings import Settings
@@ -42,11 +43,11 @@ class Stale(Exception):
 
 
 class Steps:
-    """The steps of tournaments, through the hub (``tables.Opener``)."""
+    """The steps of tournaments, through the hub ."""
 
     def __init__(
         self,
-        hub: tables.Opener,
+        hub: Hub,
         sessions: async_sessionmaker[Any],
         settings: Settings,
         owner: str,

@@ -21,11 +21,12 @@ import logging
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sahrat.server.hub import Hub
 from sahrat.server.table.errors import TableError
 from sahrat.server.table.settlement import seat_place
 from sahrat.server.tournaments.shapes import table_options
@@ -38,30 +39,6 @@ log = logging.getLogger("sahrat.tournaments")
 
 # a seat's answer that means the seat is already as wanted (a step taken up again)
 ALREADY = ("already_seated", "table_started", "seat_taken", "table_full")
-
-
-class Opener(Protocol):
-    """What opening a round's table uses of the hub."""
-
-    async def check_can_sit(self, user_id: int, stake: int) -> None: ...
-
-    async def create_table(
-        self,
-        creator_id: int,
-        game: str,
-        options: dict[str, Any],
-        private: bool,
-        sit: bool = True,
-        address: str | None = None,
-        capped: bool = True,
-        rated: bool = False,
-        chat: bool = True,
-        friends_watch: bool = False,
-        spectator_delay: bool = False,
-        tournament_id: int | None = None,
-    ) -> dict[str, Any]: ...
-
-    async def call(self, table_id: int, op: str, **args: Any) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -90,7 +67,7 @@ def drawn_result(
 
 
 async def sitters(
-    hub: Opener, row: TournamentTable, entries: Mapping[int, TournamentEntry]
+    hub: Hub, row: TournamentTable, entries: Mapping[int, TournamentEntry]
 ) -> list[tuple[int, int]]:
     """(seat, user id) of the entrants of ``row`` who sit down themselves: people who
     have not dropped and may sit now."""
@@ -109,7 +86,7 @@ async def sitters(
 
 
 async def open_table(
-    hub: Opener,
+    hub: Hub,
     sessions: async_sessionmaker[Any],
     settings: Settings,
     tournament: Tournament,
