@@ -422,3 +422,50 @@ def test_anyone_may_watch_a_tournament_table_and_only_its_entrants_sit(
             await api.aclose()
 
     run(scenario())
+
+
+def test_a_paid_tournament_takes_one_account_per_network(module_server: ServerProcess) -> None:
+    """docs/tournaments.md, "Coins": a paid tournament refuses a registration from the
+    network of an entrant (IPv6: the same /56) with ``same_address``, changing nothing;
+    another network may register; a free tournament takes both; a withdrawal frees the
+    network."""
+
+    def from_network(token: str, address: str) -> dict[str, str]:
+        return {**auth_headers(token), "X-Forwarded-For": address}
+
+    async def scenario() -> None:
+        api = Api(module_server)
+        try:
+            (first, _a), (second, b), (third, _c) = [await api.account("nw") for _ in range(3)]
+            paid = (await make_tournament(api, first, **plan(fee=10)))["id"]
+            free = (await make_tournament(api, third, **plan()))["id"]
+            home, same_home, next_door = (
+                "2001:db8:77:aa00::1",
+                "2001:db8:77:aa5f::2",
+                "2001:db8:77:ab00::3",
+            )
+
+            async def enter(tid: int, token: str, address: str) -> Any:
+                return await api.http.post(
+                    f"/api/tournaments/{tid}/entries", headers=from_network(token, address)
+                )
+
+            assert (await enter(paid, first, home)).status_code == 200
+            refused = await enter(paid, second, same_home)
+            assert (refused.status_code, refused.json()["detail"]["code"]) == (409, "same_address")
+            assert (await detail(api, paid))["registered"] == 1
+            coins = await balances(module_server.database_url, [f"user:{b['id']}"])
+            assert coins[f"user:{b['id']}"] == WELCOME  # no fee taken
+            assert (await enter(paid, third, next_door)).status_code == 200
+            for token, address in ((first, home), (second, same_home)):
+                assert (await enter(free, token, address)).status_code == 200
+            withdrawn = await api.http.delete(
+                f"/api/tournaments/{paid}/entries/me", headers=from_network(first, home)
+            )
+            assert withdrawn.status_code == 200, withdrawn.text
+            assert (await enter(paid, second, same_home)).status_code == 200
+            assert (await detail(api, paid))["registered"] == 2
+        finally:
+            await api.aclose()
+
+    run(scenario())

@@ -127,6 +127,9 @@ class TournamentEntry(Base):
     registered_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now()
     )
+    # the network the player registered from (``addresses.network_key``): a paid
+    # tournament takes one account per network, as a coin table does
+    network: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class TournamentTable(Base):

@@ -116,6 +116,16 @@ async def entries(session: AsyncSession, tournament_id: int) -> list[TournamentE
     return list(rows.all())
 
 
+async def network_taken(session: AsyncSession, tournament_id: int, network: str) -> bool:
+    """Whether an entrant of the tournament registered from ``network``."""
+    found = await session.scalar(
+        select(TournamentEntry.id).where(
+            TournamentEntry.tournament_id == tournament_id, TournamentEntry.network == network
+        )
+    )
+    return found is not None
+
+
 async def entry_of(
     session: AsyncSession, tournament_id: int, user_id: int
 ) -> TournamentEntry | None:
@@ -131,7 +141,12 @@ async def entry_of(
 
 
 async def register(
-    session: AsyncSession, tournament: Tournament, user_id: int, name: str, rating: int
+    session: AsyncSession,
+    tournament: Tournament,
+    user_id: int,
+    name: str,
+    rating: int,
+    network: str | None = None,
 ) -> TournamentEntry:
     """Enter a player (the tournament's row locked by the caller, its seats checked):
     the entry, and its fee into the escrow, in the caller's transaction. Raises
@@ -144,6 +159,7 @@ async def register(
         rating=rating,
         fee_paid=tournament.fee,
         prize=0,
+        network=network,
     )
     session.add(entry)
     await session.flush()

@@ -18,6 +18,7 @@ from sahrat.server.api.deps import (
     CurrentUser,
     HubDep,
     MaybeUser,
+    address,
     http_error,
     responses,
     table_errors,
@@ -136,11 +137,15 @@ async def get_tournament(
     "/{tournament_id}/entries", response_model=Detail, responses=responses(401, 403, 404, 409)
 )
 async def register(
-    tournament_id: TournamentId, user: CurrentUser, hub: HubDep, service: Service
+    tournament_id: TournamentId,
+    request: Request,
+    user: CurrentUser,
+    hub: HubDep,
+    service: Service,
 ) -> Detail:
     """Register the caller (a paid tournament's fee moves into its escrow)."""
     with table_errors():
-        await service.register(tournament_id, user)
+        await service.register(tournament_id, user, address(request))
     return await _detail(hub, service, tournament_id, user)
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sahrat import tournaments as rules
+from sahrat.server.addresses import network_key
 from sahrat.server.table.errors import TableError
 from sahrat.server.tournaments.shapes import seeding_pool
 from sahrat.settings import Settings
@@ -110,7 +111,11 @@ class Tournaments:
             return refused.code
         return None
 
-    async def register(self, tournament_id: int, user: User) -> None:
+    async def register(self, tournament_id: int, user: User, address: str | None = None) -> None:
+        """Enter ``user`` (registering from ``address``). A paid tournament takes one
+        account per network, as a coin table does (``SAHRAT_ONE_ADDRESS_PER_COIN_TABLE``):
+        two accounts of one player or one household would otherwise share a table and a
+        pool, one losing to the other for the prize (docs/tournaments.md, "Entry")."""
         async with self.sessions() as session:
             row = await store.get(session, tournament_id)
         if row is None:
@@ -126,12 +131,24 @@ class Tournaments:
                 raise TableError("tournament_started", "registration is over")
             if await store.entry_of(session, tournament_id, user.id) is not None:
                 raise TableError("tournament_registered", "you are registered already")
+            network = network_key(address)
+            if (
+                row.fee > 0
+                and network is not None
+                and self.settings.one_address_per_coin_table
+                and await store.network_taken(session, tournament_id, network)
+            ):
+                raise TableError(
+                    "same_address",
+                    "another entrant of this paid tournament registered from your network "
+                    "address; a paid tournament takes one account per address",
+                )
             counts = await store.registered_counts(session, [tournament_id])
             if counts[tournament_id] >= row.seats:
                 raise TableError("tournament_full", "every seat of this tournament is taken")
             rating = (await shown_ratings(session, [user.id], pool))[user.id][0]
             try:
-                await store.register(session, row, user.id, user.name, rating)
+                await store.register(session, row, user.id, user.name, rating, network)
             except ledger.Overdraft as short:
                 raise TableError("not_enough_coins", f"the entry fee is {row.fee} coins") from short
         self.poke()  # a knock-out may be full now
