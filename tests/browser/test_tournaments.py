@@ -7,8 +7,11 @@ field, and the field is focused); both register from the tournament's page (a qu
 first: the fee is charged) and their coins go down by the fee. At its start the two
 empty seats get bots (docs/tournaments.md: "a knock-out starts once full, either
 format at its time with at least min_fill people; bots take a knock-out's empty
-seats"). Each player's table is one tap from the bracket; the players play their
-tables out (the engine's simple player deciding from what each table page shows),
+seats"). Each player's table is one tap from the top of the page (and from the
+bracket, where it says "play", not "watch"), and the table links back; a third account
+watching a table is told that a prize tournament's rounds are shown once over; the
+players play their tables out (the engine's simple player deciding from what each
+table page shows),
 while the first browser keeps the tournament's page open: it changes by itself as the
 tables finish (tables finished, who went through, the final, the result), drawn again
 only when the tournament's ``version`` moved. Then the complaint window (the prizes
@@ -318,6 +321,7 @@ def test_two_players_register_and_watch_the_standings_live(new_page: Any, server
     tables_seen_finished = 0
     shot_running = False
     watched: list[int] = []  # the table a third browser watched
+    shot_mine = False
     end = time.monotonic() + PLAY_SECONDS
     while True:
         detail = shown(one)
@@ -349,8 +353,16 @@ def test_two_players_register_and_watch_the_standings_live(new_page: Any, server
                 wanted = None if seen is None else table_for(seen, entries[user], done[user])
                 if wanted is None:
                     continue
-                if tournament_page is not None:  # one tap, from the bracket
-                    link = page.locator(f'#tour-bracket a.tour-table[data-table="{wanted}"]')
+                if tournament_page is not None:  # one tap, from the page's top
+                    link = page.locator("#tour-my-table")
+                    link.wait_for()
+                    assert link.get_attribute("href") == f"#/t/{wanted}"
+                    assert link.inner_text() == AR["tour.play_table"]
+                    box = page.locator(f'#tour-bracket a.tour-table[data-table="{wanted}"]')
+                    assert box.locator(".tour-open").inner_text() == AR["tour.play_table"]
+                    if not shot_mine:  # the first table: how the way to it looks
+                        shot_mine = True
+                        looks_right(page, "tournament-your-table-ar-390")
                     link.tap()
                 else:
                     page.goto(f"{server.url}/#/t/{wanted}")

@@ -12,7 +12,7 @@ import { t, errorText } from "../i18n.js";
 import { api, session, ensureUser } from "../api.js";
 import { confirmDialog } from "../confirm.js";
 import { ratingBadge } from "../rating.js";
-import { bracket, swissRounds } from "./tables.js";
+import { bracket, swissRounds, myTable } from "./tables.js";
 import {
   SETTLED, num, when, startsIn, pointsText, decimal, gameName, formatLine, stateName, placeWords, entrantName, roundName, roundList, roundCount, refusalText,
 } from "./words.js";
@@ -83,7 +83,12 @@ export function showTournament(main, id, { onUser }) {
 
   function entryBox(/** @type {Detail} */ d) {
     if (d.state !== "registering") {
-      return d.me?.registered ? v("p.tour-me", { id: "tour-me" }, t("tour.you_play")) : null;
+      if (!d.me?.registered) return null;
+      // My table is open: the way to it first, before the standings and the bracket.
+      const table = d.state === "running" ? myTable(d) : null;
+      return v("div.tour-entry-box", { id: "tour-entry" },
+        v("p.tour-me", { id: "tour-me" }, t(table ? "tour.your_table_ready" : "tour.you_play")),
+        table ? v("a.button.primary.big", { id: "tour-my-table", href: `#/t/${table.table_id}` }, t("tour.play_table")) : null);
     }
     const fee = d.fee > 0 ? { fee: num(d.fee), name: d.name } : null;
     if (d.me?.registered) {

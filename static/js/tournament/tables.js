@@ -73,7 +73,27 @@ function tableBox(d, round, table, through) {
     : v("a.tour-table", {
       key: table.table_no, href: `#/t/${table.table_id}`, title: label,
       dataset: { table: table.table_id, tableNo: table.table_no, state: table.state },
-    }, body, v("span.tour-open", table.state === "playing" ? t("tour.watch_table") : t("tour.open_table")));
+    }, body, v("span.tour-open", openWords(d, table)));
+}
+
+/** The words of a table's link: play at my own table, watch another, open a finished one. */
+function openWords(/** @type {Detail} */ d, /** @type {RoundTable} */ table) {
+  if (table.state === "finished") return t("tour.open_table");
+  return myTable(d) === table ? t("tour.play_table") : t("tour.watch_table");
+}
+
+/**
+ * The table I am to play at now: the reader's entry seated at a table of the latest
+ * round that is not finished (null: none, or not an entrant, or out).
+ * @param {Detail} d @returns {RoundTable | null}
+ */
+export function myTable(d) {
+  const mine = session.user?.id;
+  const me = d.entrants.find((e) => e.user_id !== null && e.user_id === mine);
+  const rounds = roundList(d);
+  const latest = rounds[rounds.length - 1];
+  if (!me || me.dropped || !latest) return null;
+  return latest.tables.find((table) => table.table_id !== null && table.state !== "finished" && table.seats.includes(me.entry)) || null;
 }
 
 /** The knock-out's bracket: one column (a phone: one block) per round. @param {Detail} d */
