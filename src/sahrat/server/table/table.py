@@ -86,9 +86,7 @@ class Table:
         self.engine: Engine = engine_for(game)
         self.private = private
         self.friends_watch = friends_watch  # the creator's friends may watch (private)
-        # the tournament whose round it plays: private (only its entrants sit down, and
-        # the lobby does not list it), but anyone may watch it (docs/tournaments.md)
-        self.tournament_id = tournament_id
+        self.tournament_id = tournament_id  # its tournament: anyone may watch the table
         self.invite_code = invite_code
         self.creator_id = creator_id
         self.lock = asyncio.Lock()
