@@ -51,6 +51,9 @@ class Runner:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
+        # the name the leases it takes carry (``tournaments.lease_by``): which process
+        # carries a tournament on
+        log.info("tournament runner %s started", self.name, extra={"runner": self.name})
         self._task = asyncio.create_task(self._run(), name="tournament-runner")
 
     async def stop(self) -> None:
