@@ -69,6 +69,7 @@ hardening: $(STAMP)
 	SAHRAT_FUZZ_COMMANDS=100000 SAHRAT_LEAK_MATCHES=500 SAHRAT_REST_FUZZ_EXAMPLES=300 \
 	SAHRAT_FAULT_TABLES=100 SAHRAT_FAULT_KILLS=10 SAHRAT_REPLAY_ACTIONS=40000 \
 	SAHRAT_CHURN_ORDERS=60 SAHRAT_ENDLESS_MATCHES=500 SAHRAT_STRESS_MATCHES=33 \
+	SAHRAT_LEAK_TOURNAMENTS=6 SAHRAT_TOURNAMENT_KILLS=10 \
 	$(BIN)/pytest tests/hardening tests/server/test_seating.py tests/server/test_coin_stress.py -q -s
 	# ...and on PostgreSQL too the server tests make test runs on SQLite only (ONE_DATABASE)
 	SAHRAT_TEST_EVERY_DATABASE=1 $(BIN)/pytest -n 2 -q -k postgres $$(grep -l '^ONE_DATABASE' tests/server/test_*.py)

@@ -151,6 +151,8 @@ class Audience:
             seat is None
             and self.spectator_delay
             and self._match.playing
+            # the match's last step is published before the table is marked finished
+            and not (self._match.state is not None and self._match.state.over)
             and self._pace.round_break is None
         )
 
