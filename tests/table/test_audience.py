@@ -28,11 +28,15 @@ class Built:
     in memory, and the seats it said were away."""
 
     def __init__(
-        self, seats: list[int | None] | None = None, *, spectator_delay: bool = False
+        self,
+        seats: list[int | None] | None = None,
+        *,
+        spectator_delay: bool = False,
+        rounds: int = 5,
     ) -> None:
         self.services = FakeServices(names={1: "amal", 2: "badr", 3: "dana"})
         self.seating = Seating(seats or [1, 2, None], [None, None, None])
-        options = options_for(GAME, {"players": 3})
+        options = options_for(GAME, {"players": 3, "rounds": rounds})
         self.match = Match(ENGINE, GAME, options, "waiting", 0)
         self.match.start(ENGINE.new_game(options, "audience-1"), "audience-1", 1)
         self.pace = Pace(self.services.settings, ENGINE, self.seating, self.match, time.time() + 60)
@@ -211,6 +215,30 @@ async def test_a_delayed_tables_spectator_sees_a_round_only_once_it_is_over() ->
     [shown] = sent(spectator)
     assert shown["type"] == "snapshot" and shown["payload"]["view"] == ENGINE.view(state, None)
     assert shown["payload"]["round_break"] is not None
+
+
+@pytest.mark.asyncio
+async def test_a_delayed_tables_spectator_sees_the_match_end_as_it_happens() -> None:
+    """The match's last step is published while the table still plays (the table is
+    marked finished after it): a delayed spectator gets its snapshot, with the view of
+    the match's end, at once (docs/protocol.md, "Delayed spectators")."""
+    built = Built(spectator_delay=True, rounds=1)
+    spectator = built.connect(3)
+    sent(spectator)
+    state = built.match.state
+    for _ in range(2000):  # the timer alone plays the one round out (the stock runs dry)
+        steps = timeout_steps(ENGINE, state, built.match.seq)
+        assert steps, "the round stopped with nobody to act and the match not over"
+        for step, state in steps:
+            built.match.adopt(step, state)
+            built.audience.publish(step)
+        if state.over:
+            break
+    assert state.over and built.match.playing
+    [shown] = sent(spectator)
+    assert shown["type"] == "snapshot"
+    assert shown["payload"]["view"] == ENGINE.view(state, None)
+    assert shown["payload"]["view"]["match_over"] is True
 
 
 @pytest.mark.asyncio
