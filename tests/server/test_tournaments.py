@@ -2,9 +2,14 @@
 real WebSockets (docs/tournaments.md): 16 Konkan seats, two go through from each table
 of 4. Thirteen people register (more than ``min_fill``, 8 by default: half the seats),
 so three bot entrants take the empty seats at the start. One registered player never
-comes (the timer forfeits the seat to a bot: a no-show, with no standing), one leaves
-their first table (a bot finishes it: dropped, with the standing the bot earned), and
-the server is killed (SIGKILL) in the middle of the second round and started again.
+opens their table and leaves it as soon as it is dealt, before any move (a bot plays
+the seat: dropped at their first table without a move of their own, a no-show, with
+no standing; one who never came at all would be forfeited by the timer only if the
+match lasted two of their turns, which one Konkan round does not always do), one
+leaves their first table after their first move, in their first turn (a round can
+end before anyone's second turn; a bot finishes it: dropped, with the standing
+the bot earned), and the server is killed (SIGKILL) in the middle of the second round
+and started again.
 
 The people have ratings of their own, all different and none a bot's, so the seeds are
 the rating order and every table of every round can be told from the rules. The
@@ -53,6 +58,7 @@ from .tournament_support import (
     konkan_table_sizes,
     make_tournament,
     register,
+    restart,
     set_rating,
     split_prizes,
     table_points,
@@ -130,21 +136,27 @@ def test_a_knockout_of_16_with_bots_a_no_show_a_drop_out_and_a_restart(
             )
             absent = people[NO_SHOW_SEED - 1][1]["id"]
             leaver = people[LEAVER_SEED - 1][1]["id"]
-            driver = Driver(server, api, "konkan", tokens, absent={absent}, leave_after={leaver: 2})
+            driver = Driver(
+                server, api, "konkan", tokens, walk_out={absent}, leave_after={leaver: 1}
+            )
             window = WindowWatch(api, database)
             restarted: list[int] = []
 
+            restart_tables: set[int] = set()  # the tables of the round restarted in
+
             async def during(found: dict[str, Any]) -> None:
+                if len(found["rounds"]) >= RESTART_ROUND:
+                    tables = found["rounds"][RESTART_ROUND - 1]["tables"]
+                    restart_tables.update(t["table_id"] for t in tables if t["table_id"])
                 await window(found)
-                if restarted or len(found["rounds"]) < RESTART_ROUND:
-                    return
-                tables = found["rounds"][RESTART_ROUND - 1]["tables"]
-                moves = sum(len(driver.played.get(t["table_id"], [])) for t in tables)
-                if not any(t["state"] == "playing" for t in tables) or moves < 6:
-                    return
-                restarted.append(found["version"])
-                server.kill()  # SIGKILL: what is durable is all that survives
-                server.start(port=server.port)
+
+            async def after_move(table_id: int, _user: int) -> None:
+                # the first move of a person at a table of that round: it is being played
+                if not restarted and table_id in restart_tables:
+                    restarted.append(table_id)
+                    restart(server, api)
+
+            driver.after_move = after_move
 
             done = await driver.run(tid, until=("finished",), during=during)
             assert restarted, f"the server was not restarted in the middle of round {RESTART_ROUND}"

@@ -1,10 +1,14 @@
 """A paid Swiss on a real server (SQLite, then PostgreSQL), played to its end over real
 WebSockets (docs/tournaments.md, "Swiss by tables"): 10 Konkan players, 3 rounds. Two
-registered players never come: the timer plays their seats and forfeits them to bots,
-so bots play their round-1 tables (no-shows: bot seats with no standing, whose points
-are as real as anyone's for their table-mates), and they sit in no later round. One
-player leaves their round-2 table (a bot finishes it) and sits in no round 3. The
-server is killed (SIGKILL) in the middle of round 2 and started again.
+registered players do not play their round-1 tables: one never comes (the timer plays
+their turns, and forfeits the seat to a bot if the match lasts long enough), one leaves
+as soon as the table is dealt, before any move (a bot plays it). Both are no-shows
+(dropped at their first table without a move of their own, bot seats with no standing
+whose points are as real as anyone's for their table-mates), and they sit in no later
+round. One player leaves their round-2 table
+after their first move, in their first turn (a round can end before anyone's second
+turn; a bot finishes it) and sits in no round 3. The server is killed (SIGKILL) in the
+middle of round 2 and started again.
 
 A Swiss seats no bot entrants of its own (only a knock-out's empty seats get bots), so
 the bots here are those the no-shows' and the leaver's seats are played by. It is
@@ -54,6 +58,7 @@ from .tournament_support import (
     konkan_table_sizes,
     make_tournament,
     register,
+    restart,
     set_rating,
     split_prizes,
     table_points,
@@ -139,24 +144,31 @@ def test_a_swiss_of_10_with_no_shows_a_drop_out_and_a_restart(
                 api,
                 "konkan",
                 tokens,
-                absent=absent,
-                leave_after={leaver: 2},
+                # one never comes (the timer plays their turns until it forfeits the seat,
+                # or the match ends first), one walks out before a move of their own
+                absent={people[NO_SHOW_SEEDS[0] - 1][1]["id"]},
+                walk_out={people[NO_SHOW_SEEDS[1] - 1][1]["id"]},
+                leave_after={leaver: 1},
                 leave_in={leaver: LEAVE_ROUND},
             )
             window = WindowWatch(api, database)
             restarted: list[int] = []
 
+            restart_tables: set[int] = set()  # the tables of the round restarted in
+
             async def during(found: dict[str, Any]) -> None:
+                if len(found["rounds"]) >= RESTART_ROUND:
+                    tables = found["rounds"][RESTART_ROUND - 1]["tables"]
+                    restart_tables.update(t["table_id"] for t in tables if t["table_id"])
                 await window(found)
-                if restarted or len(found["rounds"]) < RESTART_ROUND:
-                    return
-                tables = found["rounds"][RESTART_ROUND - 1]["tables"]
-                moves = sum(len(driver.played.get(t["table_id"], [])) for t in tables)
-                if not any(t["state"] == "playing" for t in tables) or moves < 6:
-                    return
-                restarted.append(found["version"])
-                server.kill()  # SIGKILL: what is durable is all that survives
-                server.start(port=server.port)
+
+            async def after_move(table_id: int, _user: int) -> None:
+                # the first move of a person at a table of that round: it is being played
+                if not restarted and table_id in restart_tables:
+                    restarted.append(table_id)
+                    restart(server, api)
+
+            driver.after_move = after_move
 
             done = await driver.run(made["id"], until=("finished",), during=during)
             assert restarted, f"the server was not restarted in the middle of round {RESTART_ROUND}"

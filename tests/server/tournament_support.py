@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
@@ -84,23 +84,31 @@ async def wait_state(
 class Driver:
     """Plays the people entered in a tournament at each of their tables, each seat
     over its own WebSocket with the simple player, until the tournament is past its
-    tables. ``absent``: users who never come; ``leave_after``: users who leave their
-    table of round ``leave_in`` (default 1, their first) after that many moves of their
-    own (a bot finishes it). A connection the server drops (a restart) is opened again
-    while the table plays. ``played``: the users' moves by table; ``left_at``: the table
-    each leaver left."""
+    tables. ``absent``: users who never come; ``walk_out``: users who never open their
+    first table either, but leave it (over REST) as soon as its match is dealt, before
+    any move: dropped at their first table without a move of their own, a no-show
+    whatever the match's length (one who never comes is forfeited by the timer only if
+    the match lasts two of their turns); ``leave_after``: users who leave their table
+    of round ``leave_in`` (default 1, their first) after that many moves of their own (a
+    bot finishes it). A connection the server drops (a restart) is opened again while
+    the table plays. ``played``: the users' moves by table; ``left_at``: the table each
+    leaver (or walker-out) left."""
 
     server: ServerProcess
     api: Api
     game: str
     tokens: Mapping[int, str]  # user id -> token
     absent: Collection[int] = ()
+    walk_out: Collection[int] = ()
     leave_after: Mapping[int, int] = field(default_factory=dict)
     leave_in: Mapping[int, int] = field(default_factory=dict)  # user -> round they leave in
     tasks: dict[tuple[int, int], asyncio.Task[None]] = field(default_factory=dict)
     left: set[int] = field(default_factory=set)
     played: dict[int, list[int]] = field(default_factory=dict)  # table id -> users who moved
     left_at: dict[int, int] = field(default_factory=dict)  # user -> table id they left
+    # awaited after each accepted move of a user, with (table id, user): a test's restart
+    # at a known point of play (a look at the tournament every 0.2 s can miss a table)
+    after_move: Callable[[int, int], Awaitable[None]] | None = None
 
     async def run(
         self,
@@ -142,12 +150,24 @@ class Driver:
                         continue
                     key = (table["table_id"], user)
                     task = self.tasks.get(key)
-                    if task is None or (task.done() and not self._table_done(task)):
+                    if task is not None and (not task.done() or self._table_done(task)):
+                        continue
+                    if user not in self.walk_out:
                         self.tasks[key] = asyncio.create_task(self._play(*key, round_["round"]))
+                    elif table["state"] == "playing":
+                        self.tasks[key] = asyncio.create_task(self._walk_out(*key))
 
     @staticmethod
     def _table_done(task: asyncio.Task[None]) -> bool:
         return not task.cancelled() and task.exception() is None
+
+    async def _walk_out(self, table_id: int, user: int) -> None:
+        response = await self.api.http.post(
+            f"/api/tables/{table_id}/leave", headers=auth_headers(self.tokens[user])
+        )
+        assert response.status_code == 200, response.text
+        self.left.add(user)
+        self.left_at[user] = table_id
 
     async def _play(self, table_id: int, user: int, round_no: int = 1) -> None:
         """Play one seat until the match is over (or leave, for a drop-out)."""
@@ -190,6 +210,8 @@ class Driver:
                 if reply["payload"].get("ok"):
                     moves += 1
                     self.played.setdefault(table_id, []).append(user)
+                    if self.after_move is not None:
+                        await self.after_move(table_id, user)
         finally:
             with contextlib.suppress(Exception):
                 await client.close()
@@ -408,3 +430,13 @@ class WindowWatch:
         assert again["complaint_until"] is not None
         assert all(line["prize"] is not None for line in again["standings"])
         self.seen.append(again)
+
+
+def restart(server: ServerProcess, api: Api) -> None:
+    """SIGKILL the server (what is durable is all that survives) and start it again:
+    on its port, or, when another server took that port in between (xdist workers start
+    servers all the time), on another one, which the REST client then follows (the
+    sockets ask ``server`` for the port at every connect)."""
+    server.kill()
+    server.start(port=server.port)
+    api.http.base_url = httpx.URL(server.base_url)

@@ -165,10 +165,14 @@ async def read_result(
         sheet_totals = sheet.get("totals")
         total = sheet_totals[seat] if isinstance(sheet_totals, list) else 0
         totals[entry] = int(total) if isinstance(total, int) else 0
+    # dropped: a bot finished for them (left, forfeited), or they made no move of their
+    # own at all (the timer played every turn of theirs: they never came, even if the
+    # match ended before the timer forfeited the seat)
     dropped = frozenset(
         entry
         for seat, entry in enumerate(seats)
-        if entry in people and (seat not in own or not own[seat].in_seat_at_end)
+        if entry in people
+        and (seat not in own or not own[seat].in_seat_at_end or own[seat].own_turns == 0)
     )
     idle = frozenset(
         entry
