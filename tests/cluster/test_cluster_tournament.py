@@ -40,7 +40,6 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +49,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.harness import Api, ServerProcess
+from server.knockout_expectations import check_standings, snake, through
 from server.tournament_support import (
     TOURNAMENT_ENV,
     Driver,
@@ -62,7 +62,6 @@ from server.tournament_support import (
     register,
     set_rating,
     split_prizes,
-    table_points,
 )
 
 FEE = 100
@@ -182,31 +181,6 @@ async def seat_plays(database: str, match_id: int) -> dict[int, tuple[int, bool]
             return {int(seat): (int(turns), bool(kept)) for seat, turns, kept in rows}
     finally:
         await engine.dispose()
-
-
-def snake(players: list[int], sizes: list[int]) -> list[list[int]]:
-    """Players (best first) dealt to tables of ``sizes``: one each to tables 1..T, the
-    next row back from T to 1, and so on, passing full tables."""
-    tables: list[list[int]] = [[] for _ in sizes]
-    order = list(range(len(sizes)))
-    dealt = 0
-    while dealt < len(players):
-        for t in order:
-            if len(tables[t]) < sizes[t] and dealt < len(players):
-                tables[t].append(players[dealt])
-                dealt += 1
-        order.reverse()
-    return tables
-
-
-def through(
-    seats: list[int], places: dict[int, int], totals: dict[int, int], out: set[int]
-) -> list[int]:
-    """Who goes through a Konkan table, first to go through first: best place, then the
-    lower match total, then the seat order; no bot, nobody dropped; two, but never the
-    whole table."""
-    ranked = sorted(seats, key=lambda e: (places[e], totals[e], seats.index(e)))
-    return [e for e in ranked if e not in out][: min(2, len(seats) - 1)]
 
 
 def test_killing_the_process_that_carries_a_knockout_hands_it_to_the_other(
@@ -358,41 +332,9 @@ async def check_result(
     assert 2 <= len(order) <= 4
     assert [sorted(t["seats"]) for t in results[1]] == [sorted(order)]
 
-    points: dict[int, Fraction] = dict.fromkeys(entrants, Fraction(0))
-    totals: dict[int, int] = dict.fromkeys(entrants, 0)
-    met: dict[int, list[int]] = {e: [] for e in entrants}
-    played_rounds: dict[int, int] = dict.fromkeys(entrants, 0)
-    last: dict[int, tuple[int, Fraction, int, int]] = {}  # round, points, total, place there
-    for round_no, tables in enumerate(results, start=1):
-        for table in tables:
-            scored = table_points(table["places"])
-            for e in table["seats"]:
-                points[e] += scored[e]
-                totals[e] += table["totals"][e]
-                met[e] += [o for o in table["seats"] if o != e]
-                played_rounds[e] += 1
-                last[e] = (round_no, scored[e], table["totals"][e], table["places"][e])
-
-    def merit(e: int) -> tuple[object, ...]:
-        round_no, scored, total, place = last[e]
-        if round_no == 2:
-            return (0, place)
-        return (1, -round_no, -scored, total)
-
     people = [e for e in entrants if e not in bots and e not in no_shows]
-    ranked = sorted(people, key=lambda e: (merit(e), -strength[e], e))
     lines = done["standings"]
-    assert [line["entry"] for line in lines] == ranked
-    for line in lines:
-        e = line["entry"]
-        assert line["place"] == 1 + sum(merit(o) < merit(e) for o in people)
-        assert Fraction(line["points"]) == points[e]
-        assert line["match_total"] == totals[e]
-        assert Fraction(line["opponents_strength"]) == sum(
-            (points[o] for o in met[e]), Fraction(0)
-        ) / len(met[e])
-        assert line["rounds_played"] == played_rounds[e]
-        assert line["out_in_round"] == (None if last[e][0] == 2 else last[e][0])
+    check_standings(lines, results, entrants, people, strength)
 
     pool = len(tokens) * FEE - len(tokens) * FEE * 100 // 1000
     assert done["pool"] == pool

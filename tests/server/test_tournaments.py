@@ -43,10 +43,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 from .harness import Api, ServerProcess
+from .knockout_expectations import check_standings, snake, through
 from .tournament_support import (
     TOURNAMENT_ENV,
     Driver,
@@ -61,7 +61,6 @@ from .tournament_support import (
     restart,
     set_rating,
     split_prizes,
-    table_points,
     tournament_ledger,
 )
 
@@ -72,31 +71,6 @@ SEATS = 16
 RATINGS = [1900, 1860, 1820, 1780, 1740, 1700, 1660, 1620, 1400, 1360, 1320, 1280, 1240]
 NO_SHOW_SEED, LEAVER_SEED = 1, 8  # both at table 1 of round 1, with a bot
 RESTART_ROUND = 2
-
-
-def snake(players: list[int], sizes: list[int]) -> list[list[int]]:
-    """Players (best first) dealt to tables of ``sizes``: one each to tables 1..T, the
-    next row back from T to 1, and so on, passing full tables."""
-    tables: list[list[int]] = [[] for _ in sizes]
-    order = list(range(len(sizes)))
-    dealt = 0
-    while dealt < len(players):
-        for t in order:
-            if len(tables[t]) < sizes[t] and dealt < len(players):
-                tables[t].append(players[dealt])
-                dealt += 1
-        order.reverse()
-    return tables
-
-
-def through(
-    seats: list[int], places: dict[int, int], totals: dict[int, int], out: set[int]
-) -> list[int]:
-    """Who goes through a Konkan table, first to go through first: best place, then
-    the lower (better) match total, then the seat order; skipping bots and those who
-    dropped out; two, but one from a table of 2."""
-    ranked = sorted(seats, key=lambda e: (places[e], totals[e], seats.index(e)))
-    return [e for e in ranked if e not in out][: min(2, len(seats) - 1)]
 
 
 def test_a_knockout_of_16_with_bots_a_no_show_a_drop_out_and_a_restart(
@@ -232,42 +206,9 @@ async def check_result(
     assert [len(t["seats"]) for t in results[1]] == [4, 3]  # table 1 sent one person
     assert [len(t["seats"]) for t in results[2]] == [4]  # the final
 
-    # every entrant's points, match total and opponents met over their tables
-    points: dict[int, Fraction] = dict.fromkeys(entrants, Fraction(0))
-    totals: dict[int, int] = dict.fromkeys(entrants, 0)
-    met: dict[int, list[int]] = {e: [] for e in entrants}
-    played_rounds: dict[int, int] = dict.fromkeys(entrants, 0)
-    last: dict[int, tuple[int, Fraction, int, int]] = {}  # round, points, total, place there
-    for round_no, tables in enumerate(results, start=1):
-        for table in tables:
-            scored = table_points(table["places"])
-            for e in table["seats"]:
-                points[e] += scored[e]
-                totals[e] += table["totals"][e]
-                met[e] += [o for o in table["seats"] if o != e]
-                played_rounds[e] += 1
-                last[e] = (round_no, scored[e], table["totals"][e], table["places"][e])
-
-    def merit(e: int) -> tuple[object, ...]:
-        round_no, scored, total, place = last[e]
-        if round_no == 3:
-            return (0, place)
-        return (1, -round_no, -scored, total)
-
     people = [e for e in entrants if e not in bots and e != entry_of[absent]]
-    order = sorted(people, key=lambda e: (merit(e), -strength[e], e))
     lines = done["standings"]
-    assert [line["entry"] for line in lines] == order
-    for line in lines:
-        e = line["entry"]
-        assert line["place"] == 1 + sum(merit(o) < merit(e) for o in people)
-        assert Fraction(line["points"]) == points[e]
-        assert line["match_total"] == totals[e]
-        assert Fraction(line["opponents_strength"]) == sum(
-            (points[o] for o in met[e]), Fraction(0)
-        ) / len(met[e])
-        assert line["rounds_played"] == played_rounds[e]
-        assert line["out_in_round"] == (None if last[e][0] == 3 else last[e][0])
+    check_standings(lines, results, entrants, people, strength)
     assert [line["entry"] for line in lines[:4]] == sorted(
         results[2][0]["seats"], key=lambda e: (results[2][0]["places"][e], -strength[e], e)
     )
