@@ -50,6 +50,7 @@ from .knockout_expectations import check_standings, snake, through
 from .tournament_support import (
     TOURNAMENT_ENV,
     Driver,
+    RestartInRound,
     WindowWatch,
     check_ledger,
     detail,
@@ -58,7 +59,6 @@ from .tournament_support import (
     konkan_table_sizes,
     make_tournament,
     register,
-    restart,
     set_rating,
     split_prizes,
     tournament_ledger,
@@ -114,26 +114,12 @@ def test_a_knockout_of_16_with_bots_a_no_show_a_drop_out_and_a_restart(
                 server, api, "konkan", tokens, walk_out={absent}, leave_after={leaver: 1}
             )
             window = WindowWatch(api, database)
-            restarted: list[int] = []
-
-            restart_tables: set[int] = set()  # the tables of the round restarted in
-
-            async def during(found: dict[str, Any]) -> None:
-                if len(found["rounds"]) >= RESTART_ROUND:
-                    tables = found["rounds"][RESTART_ROUND - 1]["tables"]
-                    restart_tables.update(t["table_id"] for t in tables if t["table_id"])
-                await window(found)
-
-            async def after_move(table_id: int, _user: int) -> None:
-                # the first move of a person at a table of that round: it is being played
-                if not restarted and table_id in restart_tables:
-                    restarted.append(table_id)
-                    restart(server, api)
-
-            driver.after_move = after_move
-
-            done = await driver.run(tid, until=("finished",), during=during)
-            assert restarted, f"the server was not restarted in the middle of round {RESTART_ROUND}"
+            restarts = RestartInRound(server, api, RESTART_ROUND, then=window)
+            driver.after_move = restarts.after_move
+            done = await driver.run(tid, until=("finished",), during=restarts.look)
+            assert restarts.restarted, (
+                f"the server was not restarted in the middle of round {RESTART_ROUND}"
+            )
             assert window.seen, "the complaint window was never seen"
         finally:
             await api.aclose()

@@ -50,6 +50,7 @@ from .harness import Api, ServerProcess
 from .tournament_support import (
     TOURNAMENT_ENV,
     Driver,
+    RestartInRound,
     WindowWatch,
     check_ledger,
     detail,
@@ -58,7 +59,6 @@ from .tournament_support import (
     konkan_table_sizes,
     make_tournament,
     register,
-    restart,
     set_rating,
     split_prizes,
     table_points,
@@ -152,26 +152,12 @@ def test_a_swiss_of_10_with_no_shows_a_drop_out_and_a_restart(
                 leave_in={leaver: LEAVE_ROUND},
             )
             window = WindowWatch(api, database)
-            restarted: list[int] = []
-
-            restart_tables: set[int] = set()  # the tables of the round restarted in
-
-            async def during(found: dict[str, Any]) -> None:
-                if len(found["rounds"]) >= RESTART_ROUND:
-                    tables = found["rounds"][RESTART_ROUND - 1]["tables"]
-                    restart_tables.update(t["table_id"] for t in tables if t["table_id"])
-                await window(found)
-
-            async def after_move(table_id: int, _user: int) -> None:
-                # the first move of a person at a table of that round: it is being played
-                if not restarted and table_id in restart_tables:
-                    restarted.append(table_id)
-                    restart(server, api)
-
-            driver.after_move = after_move
-
-            done = await driver.run(made["id"], until=("finished",), during=during)
-            assert restarted, f"the server was not restarted in the middle of round {RESTART_ROUND}"
+            restarts = RestartInRound(server, api, RESTART_ROUND, then=window)
+            driver.after_move = restarts.after_move
+            done = await driver.run(made["id"], until=("finished",), during=restarts.look)
+            assert restarts.restarted, (
+                f"the server was not restarted in the middle of round {RESTART_ROUND}"
+            )
             assert window.seen, "the complaint window was never seen"
             done["test"] = {
                 "absent": absent,

@@ -440,3 +440,30 @@ def restart(server: ServerProcess, api: Api) -> None:
     server.kill()
     server.start(port=server.port)
     api.http.base_url = httpx.URL(server.base_url)
+
+
+@dataclass
+class RestartInRound:
+    """A SIGKILL and restart at the first move of a person at a table of round
+    ``round_no``: that table is being played. Give ``look`` to ``Driver.run`` as its
+    ``during`` (it learns the round's tables, then awaits ``then``, e.g. a WindowWatch)
+    and ``after_move`` to the driver. ``restarted``: the table it happened at."""
+
+    server: ServerProcess
+    api: Api
+    round_no: int
+    then: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+    tables: set[int] = field(default_factory=set)
+    restarted: list[int] = field(default_factory=list)
+
+    async def look(self, found: dict[str, Any]) -> None:
+        if len(found["rounds"]) >= self.round_no:
+            round_tables = found["rounds"][self.round_no - 1]["tables"]
+            self.tables.update(t["table_id"] for t in round_tables if t["table_id"])
+        if self.then is not None:
+            await self.then(found)
+
+    async def after_move(self, table_id: int, _user: int) -> None:
+        if not self.restarted and table_id in self.tables:
+            self.restarted.append(table_id)
+            restart(self.server, self.api)
