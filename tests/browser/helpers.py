@@ -115,6 +115,48 @@ class Server:
         return proc
 
 
+# --- accounts and phone pages -----------------------------------------------------------
+
+# Signs a page in as an account (``{token, user}``, as POST /api/users answers), as the
+# page itself does after signing in.
+SIGN_IN = (
+    "(auth) => { localStorage.setItem('sahrat.token', auth.token);"
+    " localStorage.setItem('sahrat.user', JSON.stringify(auth.user)); }"
+)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_account(server: Server, name: str) -> dict[str, Any]:
+    """A new registered account (not a guest): ``{token, user}``."""
+    made = httpx.post(
+        server.url + "/api/users", json={"name": name, "password": "long enough"}, timeout=10
+    )
+    assert made.status_code == 201, made.text
+    return dict(made.json())
+
+
+def phone_page(
+    new_page: Any,
+    network: str,
+    ready: str,
+    viewport: dict[str, int],
+    auth: dict[str, Any] | None = None,
+) -> Any:
+    """An Arabic page at a phone's width, with touch, whose requests come from
+    ``network`` (the address the trusted proxy in front of the server saw), signed in as
+    ``auth`` if given (else the visitor it opens as), once ``ready`` (a selector) shows."""
+    page = new_page("ar", viewport=viewport, touch=True)
+    page.context.set_extra_http_headers({"X-Forwarded-For": network})
+    if auth is not None:
+        page.evaluate(SIGN_IN, auth)
+        page.reload()
+    page.wait_for_selector(ready)
+    return page
+
+
 # --- reading the page ------------------------------------------------------------------
 
 
@@ -167,6 +209,13 @@ def screenshot(page: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)
     return path
+
+
+def looks_right(page: Any, name: str) -> None:
+    """A screenshot, nothing reaching out of the screen sideways, no axe violation."""
+    screenshot(page, name)
+    assert page.evaluate(OUTSIDE) == [], name
+    assert axe_violations(page) == [], name
 
 
 # --- making a move by clicking ------------------------------------------------------------
@@ -251,6 +300,21 @@ def my_turn(page: Any) -> bool:
 
 def match_over(page: Any) -> bool:
     return bool(page.evaluate("() => !!window.sahrat?.view?.match_over"))
+
+
+def controller_move(page: Any) -> bool:
+    """One move of the simple player through the table page's own controller
+    (``window.sahrat.send``), if it is this seat's turn; a deal's summary is closed first
+    (a player done reading it). Whether a move was accepted."""
+    close_round_summary(page)
+    if not my_turn(page):
+        return False
+    before = seq(page)
+    reply = page.evaluate("(a) => window.sahrat.send(a)", bot_action(state(page)["view"]))
+    if reply.get("ok"):
+        wait_seq_after(page, before)
+        return True
+    return False
 
 
 # --- accessibility ------------------------------------------------------------------------

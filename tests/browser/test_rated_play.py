@@ -29,18 +29,15 @@ import pytest
 
 from .conftest import PHONE, PHONE_390
 from .helpers import (
-    OUTSIDE,
     REPO,
     Server,
-    axe_violations,
-    bot_action,
-    close_round_summary,
+    bearer,
+    controller_move,
+    looks_right,
     match_over,
-    my_turn,
+    phone_page,
     screenshot,
-    seq,
     state,
-    wait_seq_after,
 )
 
 AR = json.loads((REPO / "static" / "i18n" / "ar.json").read_text(encoding="utf-8"))
@@ -61,14 +58,7 @@ QUEUE_ENV = {
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """This module's own server (the session's has the queue's default waits)."""
     folder = tmp_path_factory.mktemp("rated-server")
-    with contextlib.ExitStack() as stack:
-        patch = pytest.MonkeyPatch()
-        try:
-            for key, value in QUEUE_ENV.items():
-                patch.setenv(key, value)
-            running = stack.enter_context(Server.start(folder))
-        finally:
-            patch.undo()  # the environment is read when the process starts
+    with Server.start(folder, QUEUE_ENV) as running:
         yield running
 
 
@@ -76,12 +66,8 @@ WAITING = '#queue-wait[data-state="waiting"]'  # queued (not only on the way)
 
 
 def phone(new_page: Any, network: str, viewport: dict[str, int] = PHONE_390) -> Any:
-    """An Arabic page at a phone's width, with touch, whose requests come from `network`
-    (the address the trusted proxy in front of the server saw)."""
-    page = new_page("ar", viewport=viewport, touch=True)
-    page.context.set_extra_http_headers({"X-Forwarded-For": network})
-    page.wait_for_selector("#rated-play:enabled")
-    return page
+    """A visitor's Arabic phone page (``phone_page``), once the rated button is enabled."""
+    return phone_page(new_page, network, "#rated-play:enabled", viewport)
 
 
 def choose_conquian(page: Any) -> None:
@@ -97,9 +83,7 @@ def token(page: Any) -> str:
 
 
 def queue_status(server: Server, page: Any) -> dict[str, Any]:
-    answer = httpx.get(
-        server.url + "/api/queue", headers={"Authorization": f"Bearer {token(page)}"}, timeout=10
-    )
+    answer = httpx.get(server.url + "/api/queue", headers=bearer(token(page)), timeout=10)
     answer.raise_for_status()
     return dict(answer.json())
 
@@ -112,16 +96,8 @@ def play_out(pages: list[Any], budget: float) -> None:
         assert time.monotonic() < end, "the match did not end in time"
         moved = False
         for page in pages:
-            if match_over(page):
-                continue
-            close_round_summary(page)
-            if not my_turn(page):
-                continue
-            before = seq(page)
-            reply = page.evaluate("(a) => window.sahrat.send(a)", bot_action(state(page)["view"]))
-            if reply.get("ok"):
-                wait_seq_after(page, before)
-                moved = True
+            if not match_over(page):
+                moved = controller_move(page) or moved
         if not moved:
             time.sleep(0.05)
 
@@ -183,9 +159,7 @@ def test_two_players_meet_at_a_rated_table_and_see_their_changes(
         assert page.locator("#rated-again").is_visible()
         assert page.locator("#rematch").count() == 0
     one.locator("#rating-changes").scroll_into_view_if_needed()
-    screenshot(one, "rated-end-ar-390")
-    assert one.evaluate(OUTSIDE) == []
-    assert axe_violations(one) == []
+    looks_right(one, "rated-end-ar-390")
 
     # My profile: a chart of the one match, my number after it.
     me = one.evaluate("() => JSON.parse(localStorage.getItem('sahrat.user')).id")
@@ -206,9 +180,7 @@ def test_two_players_meet_at_a_rated_table_and_see_their_changes(
         == f"{mine['after']}{'?' if mine['provisional'] else ''}"
     )
     assert card.locator("svg circle").count() == 1  # one rated match played
-    screenshot(one, "rated-profile-ar-390")
-    assert one.evaluate(OUTSIDE) == []
-    assert axe_violations(one) == []
+    looks_right(one, "rated-profile-ar-390")
 
     # The leaderboard's rating tab: a provisional player is not on it yet.
     one.locator("a.brand").tap()
@@ -228,9 +200,7 @@ def test_two_players_meet_at_a_rated_table_and_see_their_changes(
         "() => /^\\d+:\\d\\d$/.test(document.querySelector('#queue-waited').textContent)"
     )
     assert queue_status(server, two)["status"] == "waiting"
-    screenshot(two, "rated-waiting-ar-390")
-    assert two.evaluate(OUTSIDE) == []
-    assert axe_violations(two) == []
+    looks_right(two, "rated-waiting-ar-390")
     two.locator("#queue-cancel").tap()
     two.wait_for_selector("#rated-play")
     assert queue_status(server, two)["status"] == "none"
@@ -284,6 +254,4 @@ def test_a_player_who_left_a_rated_match_sees_the_cooldown_in_arabic(
         text
     )
     assert page.locator("#rated-play").is_disabled()
-    screenshot(page, "rated-cooldown-ar-360")
-    assert page.evaluate(OUTSIDE) == []
-    assert axe_violations(page) == []
+    looks_right(page, "rated-cooldown-ar-360")

@@ -22,7 +22,6 @@ account's balance is its grant less the fee plus its prize.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 import re
@@ -35,18 +34,15 @@ import pytest
 
 from .conftest import DESKTOP, PHONE_390
 from .helpers import (
-    OUTSIDE,
     REPO,
     Server,
-    axe_violations,
-    bot_action,
-    close_round_summary,
+    bearer,
+    controller_move,
+    looks_right,
     match_over,
-    my_turn,
+    new_account,
+    phone_page,
     screenshot,
-    seq,
-    state,
-    wait_seq_after,
 )
 
 AR = json.loads((REPO / "static" / "i18n" / "ar.json").read_text(encoding="utf-8"))
@@ -70,10 +66,6 @@ TOURNAMENT_ENV = {
 }
 PLAY_SECONDS = 420.0
 
-SIGN_IN = (
-    "(auth) => { localStorage.setItem('sahrat.token', auth.token);"
-    " localStorage.setItem('sahrat.user', JSON.stringify(auth.user)); }"
-)
 # The tournament as the page that shows it holds it (tournament/page.js).
 SHOWN = "() => JSON.parse(JSON.stringify(window.sahratTournament?.data ?? null))"
 DRAWS = "() => window.sahratTournament?.draws ?? 0"
@@ -85,29 +77,12 @@ DRAWN = "() => [window.sahratTournament?.data?.version ?? -1, window.sahratTourn
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """This module's own server: short tournament tables, a short complaint window."""
     folder = tmp_path_factory.mktemp("tournament-server")
-    with contextlib.ExitStack() as stack:
-        patch = pytest.MonkeyPatch()
-        try:
-            for key, value in TOURNAMENT_ENV.items():
-                patch.setenv(key, value)
-            running = stack.enter_context(Server.start(folder))
-        finally:
-            patch.undo()  # the environment is read when the process starts
+    with Server.start(folder, TOURNAMENT_ENV) as running:
         yield running
 
 
-def account(server: Server, name: str) -> dict[str, Any]:
-    made = httpx.post(
-        server.url + "/api/users", json={"name": name, "password": "long enough"}, timeout=10
-    )
-    assert made.status_code == 201, made.text
-    return dict(made.json())
-
-
 def balance(server: Server, auth: dict[str, Any]) -> int:
-    me = httpx.get(
-        server.url + "/api/me", headers={"Authorization": f"Bearer {auth['token']}"}, timeout=10
-    )
+    me = httpx.get(server.url + "/api/me", headers=bearer(auth["token"]), timeout=10)
     me.raise_for_status()
     return int(me.json()["balance"])
 
@@ -115,31 +90,15 @@ def balance(server: Server, auth: dict[str, Any]) -> int:
 def tournament_coins(server: Server, auth: dict[str, Any], tournament: int) -> list[int]:
     """The amounts of the account's ledger entries with the tournament's escrow, oldest
     first."""
-    got = httpx.get(
-        server.url + "/api/me/ledger",
-        headers={"Authorization": f"Bearer {auth['token']}"},
-        timeout=10,
-    )
+    got = httpx.get(server.url + "/api/me/ledger", headers=bearer(auth["token"]), timeout=10)
     got.raise_for_status()
     entries = [e for e in got.json()["entries"] if e["counterparty"] == f"tour:{tournament}"]
     return [int(e["amount"]) for e in reversed(entries)]
 
 
 def phone(new_page: Any, auth: dict[str, Any], network: str) -> Any:
-    """An Arabic phone page signed in as ``auth``, its requests from ``network``."""
-    page = new_page("ar", viewport=PHONE_390, touch=True)
-    page.context.set_extra_http_headers({"X-Forwarded-For": network})
-    page.evaluate(SIGN_IN, auth)
-    page.reload()
-    page.wait_for_selector("#nav-tournaments")
-    return page
-
-
-def looks_right(page: Any, name: str) -> None:
-    """A screenshot, nothing reaching out of the screen sideways, no axe violation."""
-    screenshot(page, name)
-    assert page.evaluate(OUTSIDE) == [], name
-    assert axe_violations(page) == [], name
+    """An Arabic phone page (``phone_page``) signed in as ``auth``, at 390 px."""
+    return phone_page(new_page, network, "#nav-tournaments", PHONE_390, auth)
 
 
 def shown(page: Any) -> dict[str, Any]:
@@ -208,25 +167,12 @@ def table_for(detail: dict[str, Any], entry: int, done: set[int]) -> int | None:
     return None
 
 
-def step(page: Any) -> bool:
-    """One move of the simple player on a table page, if it is this seat's turn."""
-    close_round_summary(page)
-    if not my_turn(page):
-        return False
-    before = seq(page)
-    reply = page.evaluate("(a) => window.sahrat.send(a)", bot_action(state(page)["view"]))
-    if reply.get("ok"):
-        wait_seq_after(page, before)
-        return True
-    return False
-
-
 def watch_delayed(new_page: Any, server: Server, table: int, n: int) -> None:
     """A third account watches a table of the paid tournament while its players have not
     moved yet (the test moves for them): a prize tournament's spectator sees a round
     only once it is over (docs/protocol.md, "Delayed spectators"), so the page says so,
     with no card of the round, no view and the way to the tournament."""
-    watcher = phone(new_page, account(server, f"متفرج {n:05d}"), "192.0.2.33")
+    watcher = phone(new_page, new_account(server, f"متفرج {n:05d}"), "192.0.2.33")
     watcher.goto(f"{server.url}/#/t/{table}")
     watcher.wait_for_selector("#delayed")
     assert watcher.inner_text("#delayed h2") == AR["table.delayed_title"]
@@ -241,8 +187,8 @@ def watch_delayed(new_page: Any, server: Server, table: int, n: int) -> None:
 
 def test_two_players_register_and_watch_the_standings_live(new_page: Any, server: Server) -> None:
     n = random.randrange(10**5)
-    first = account(server, f"سالم {n:05d}")
-    second = account(server, f"نورة {n:05d}")
+    first = new_account(server, f"سالم {n:05d}")
+    second = new_account(server, f"نورة {n:05d}")
     one = phone(new_page, first, "203.0.113.31")
     two = phone(new_page, second, "198.51.100.32")
 
@@ -386,7 +332,7 @@ def test_two_players_register_and_watch_the_standings_live(new_page: Any, server
                     page.go_back()  # to the tournament's page
                     page.wait_for_selector("#tour-name")
                 continue
-            moved = step(page) or moved
+            moved = controller_move(page) or moved
         if not moved:
             time.sleep(0.1)
     # It kept asking (every 3 s), and drew again only when the answer was a new version.

@@ -51,7 +51,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from server.harness import Api, ServerProcess
 from server.knockout_expectations import check_standings, snake, through
 from server.tournament_support import (
+    FEE,
     TOURNAMENT_ENV,
+    WELCOME,
     Driver,
     WindowWatch,
     check_ledger,
@@ -59,13 +61,11 @@ from server.tournament_support import (
     iso_in,
     konkan_table_sizes,
     make_tournament,
-    register,
-    set_rating,
+    prize_pool,
+    rated_people,
     split_prizes,
 )
 
-FEE = 100
-WELCOME = 1000
 SEATS = 8
 RATINGS = [1900, 1860, 1820, 1780, 1400, 1360]  # a bot's rating (1500) between 4th and 5th
 MOVES_BEFORE_KILL = 4  # people's moves at round 1's tables before the kill
@@ -193,11 +193,10 @@ def test_killing_the_process_that_carries_a_knockout_hands_it_to_the_other(
         home_apis = [Api(server) for server in servers]
         reads = AnyLive(servers)
         try:
-            people = [await home_apis[i % 2].account("ko") for i in range(len(RATINGS))]
+            # half the people to each process, and their REST calls to it too
+            rated = await rated_people(database, home_apis, "ko", RATINGS)
+            people, tokens = rated.accounts, rated.tokens
             home = {token: servers[i % 2] for i, (token, _user) in enumerate(people)}
-            tokens = {user["id"]: token for token, user in people}
-            for (_token, user), shown in zip(people, RATINGS, strict=True):
-                await set_rating(database, user["id"], shown)
             made = await make_tournament(
                 home_apis[0],
                 people[0][0],
@@ -210,8 +209,7 @@ def test_killing_the_process_that_carries_a_knockout_hands_it_to_the_other(
             )
             tid = made["id"]
             assert (made["state"], made["round_count"], made["advance"]) == ("registering", 2, 2)
-            for i, (token, _user) in enumerate(people):
-                await register(home_apis[i % 2], token, tid)
+            await rated.register(tid)
             names = {runner_name(server): server for server in servers}
             assert len(names) == 2
 
@@ -336,7 +334,7 @@ async def check_result(
     lines = done["standings"]
     check_standings(lines, results, entrants, people, strength)
 
-    pool = len(tokens) * FEE - len(tokens) * FEE * 100 // 1000
+    pool = prize_pool(len(tokens))
     assert done["pool"] == pool
     coins = split_prizes(pool, [line["place"] for line in lines])
     assert [line["prize"] for line in lines] == coins

@@ -48,7 +48,9 @@ from typing import Any
 from .harness import Api, ServerProcess
 from .knockout_expectations import check_standings, snake, through
 from .tournament_support import (
+    FEE,
     TOURNAMENT_ENV,
+    WELCOME,
     Driver,
     RestartInRound,
     WindowWatch,
@@ -58,14 +60,12 @@ from .tournament_support import (
     iso_in,
     konkan_table_sizes,
     make_tournament,
-    register,
-    set_rating,
+    prize_pool,
+    rated_people,
     split_prizes,
     tournament_ledger,
 )
 
-FEE = 100
-WELCOME = 1000
 SEATS = 16
 # 8 above a bot's rating and 5 below: seeds 1-8, three bots, seeds 12-16
 RATINGS = [1900, 1860, 1820, 1780, 1740, 1700, 1660, 1620, 1400, 1360, 1320, 1280, 1240]
@@ -81,11 +81,8 @@ def test_a_knockout_of_16_with_bots_a_no_show_a_drop_out_and_a_restart(
     async def scenario() -> None:
         api = Api(server)
         try:
-            people = [await api.account("ko") for _ in RATINGS]
-            tokens = {user["id"]: token for token, user in people}
-            rating = {user["id"]: r for (_t, user), r in zip(people, RATINGS, strict=True)}
-            for user, shown in rating.items():
-                await set_rating(database, user, shown)
+            rated = await rated_people(database, [api], "ko", RATINGS)
+            people, tokens, rating = rated.accounts, rated.tokens, rated.rating
             made = await make_tournament(
                 api,
                 people[0][0],
@@ -98,11 +95,10 @@ def test_a_knockout_of_16_with_bots_a_no_show_a_drop_out_and_a_restart(
             )
             tid = made["id"]
             assert (made["state"], made["round_count"], made["advance"]) == ("registering", 3, 2)
-            for token, _user in people:
-                await register(api, token, tid)
+            await rated.register(tid)
             before = await detail(api, tid, people[0][0])
             assert before["registered"] == len(people) and before["me"]["registered"] is True
-            assert before["pool"] == len(people) * FEE - len(people) * FEE * 100 // 1000
+            assert before["pool"] == prize_pool(len(people))
             assert {e["user_id"]: e["rating"] for e in before["entrants"]} == rating
             fees = await tournament_ledger(database, tid)
             assert sorted((m.debit, m.credit, m.amount, m.reason) for m in fees) == sorted(
@@ -199,7 +195,7 @@ async def check_result(
         results[2][0]["seats"], key=lambda e: (results[2][0]["places"][e], -strength[e], e)
     )
 
-    pool = len(tokens) * FEE - len(tokens) * FEE * 100 // 1000
+    pool = prize_pool(len(tokens))
     assert done["pool"] == pool and len(lines) == 12
     coins = split_prizes(pool, [line["place"] for line in lines])
     assert [line["prize"] for line in lines] == coins

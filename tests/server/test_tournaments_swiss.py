@@ -48,7 +48,9 @@ from typing import Any
 
 from .harness import Api, ServerProcess
 from .tournament_support import (
+    FEE,
     TOURNAMENT_ENV,
+    WELCOME,
     Driver,
     RestartInRound,
     WindowWatch,
@@ -58,14 +60,12 @@ from .tournament_support import (
     iso_in,
     konkan_table_sizes,
     make_tournament,
-    register,
-    set_rating,
+    prize_pool,
+    rated_people,
     split_prizes,
     table_points,
 )
 
-FEE = 100
-WELCOME = 1000
 ROUNDS = 3
 RATINGS = [1900, 1860, 1820, 1780, 1740, 1700, 1660, 1620, 1580, 1540]
 NO_SHOW_SEEDS = (2, 9)  # at tables 1 and 3 of round 1
@@ -116,11 +116,8 @@ def test_a_swiss_of_10_with_no_shows_a_drop_out_and_a_restart(
     async def scenario() -> dict[str, Any]:
         api = Api(server)
         try:
-            people = [await api.account("sw") for _ in RATINGS]
-            tokens = {user["id"]: token for token, user in people}
-            rating = {user["id"]: r for (_t, user), r in zip(people, RATINGS, strict=True)}
-            for user, shown in rating.items():
-                await set_rating(database, user, shown)
+            rated = await rated_people(database, [api], "sw", RATINGS)
+            people, tokens, rating = rated.accounts, rated.tokens, rated.rating
             made = await make_tournament(
                 api,
                 people[0][0],
@@ -133,8 +130,7 @@ def test_a_swiss_of_10_with_no_shows_a_drop_out_and_a_restart(
                 fee=FEE,
             )
             assert (made["state"], made["round_count"]) == ("registering", ROUNDS)
-            for token, _user in people:
-                await register(api, token, made["id"])
+            await rated.register(made["id"])
             before = await detail(api, made["id"])
             assert {e["user_id"]: e["rating"] for e in before["entrants"]} == rating
             absent = {people[s - 1][1]["id"] for s in NO_SHOW_SEEDS}
@@ -248,7 +244,7 @@ async def check_swiss(database: str, done: dict[str, Any]) -> None:
         assert line["rounds_played"] == played[e] == (LEAVE_ROUND if e == leaver else ROUNDS)
         assert line["out_in_round"] == (LEAVE_ROUND if e == leaver else None)
 
-    pool = len(entrants) * FEE - len(entrants) * FEE * 100 // 1000
+    pool = prize_pool(len(entrants))
     assert done["pool"] == pool
     coins = split_prizes(pool, [line["place"] for line in lines])
     assert [line["prize"] for line in lines] == coins

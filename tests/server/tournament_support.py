@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
@@ -31,13 +31,16 @@ from .harness import Api, ServerProcess, WireClient, auth_headers, engine_and_pl
 
 TURN_SECONDS = 4
 COMPLAINT_SECONDS = 3
+HOUSE_PERMILLE = 100  # the house's share of the fees, in thousandths
+FEE = 100  # the entry fee of the paid tournaments played here
+WELCOME = 1000  # SAHRAT_WELCOME_GRANT's default (docs/economy.md): a new account's coins
 TOURNAMENT_ENV = {
     "SAHRAT_BOT_DELAY_SECONDS": "0",
     "SAHRAT_TOURNAMENT_TICK_SECONDS": "0.2",
     "SAHRAT_TOURNAMENT_KONKAN_ROUNDS": "1",
     "SAHRAT_TOURNAMENT_CONQUIAN_WINS": "1",
     "SAHRAT_TOURNAMENT_COMPLAINT_MINUTES": str(COMPLAINT_SECONDS / 60),
-    "SAHRAT_TOURNAMENT_HOUSE_PERMILLE": "100",
+    "SAHRAT_TOURNAMENT_HOUSE_PERMILLE": str(HOUSE_PERMILLE),
     "SAHRAT_TURN_SECONDS_OVERRIDE": str(TURN_SECONDS),
     # two: a turn the timer plays for a player while the server restarts forfeits nothing
     "SAHRAT_TIMER_TURNS_TO_FORFEIT": "2",
@@ -48,6 +51,49 @@ RUN_SECONDS = 300.0  # a whole small tournament, restart included
 
 def iso_in(seconds: float) -> str:
     return (datetime.now(UTC) + timedelta(seconds=seconds)).isoformat()
+
+
+def prize_pool(payers: int, fee: int = FEE) -> int:
+    """The prize pool of ``payers`` fees: the fees less the house's share, rounded down."""
+    return payers * fee - payers * fee * HOUSE_PERMILLE // 1000
+
+
+@dataclass(frozen=True)
+class RatedPeople:
+    """People with settled ratings of their own (``rated_people``): ``accounts`` the
+    (token, user) of each, in the order of the ratings, ``rating`` user id -> shown
+    rating; each registers through the API their account was made with."""
+
+    apis: Sequence[Api]
+    accounts: list[tuple[str, dict[str, Any]]]
+    rating: dict[int, int]
+
+    @property
+    def tokens(self) -> dict[int, str]:
+        """User id -> token."""
+        return {user["id"]: token for token, user in self.accounts}
+
+    def api_of(self, index: int) -> Api:
+        return self.apis[index % len(self.apis)]
+
+    async def register(self, tournament_id: int) -> None:
+        """Register everyone, in the order of the ratings."""
+        for index, (token, _user) in enumerate(self.accounts):
+            await register(self.api_of(index), token, tournament_id)
+
+
+async def rated_people(
+    database: str, apis: Sequence[Api], prefix: str, ratings: Sequence[int]
+) -> RatedPeople:
+    """One new account per rating (named after ``prefix``), made through the APIs in
+    turn (the i-th through ``apis[i % len(apis)]``: one process each, as a load balancer
+    spreads them), each then given that rating (``set_rating``): with ratings all
+    different, the seeds are their order."""
+    accounts = [await apis[i % len(apis)].account(prefix) for i in range(len(ratings))]
+    rating = {user["id"]: r for (_token, user), r in zip(accounts, ratings, strict=True)}
+    for user, shown in rating.items():
+        await set_rating(database, user, shown)
+    return RatedPeople(list(apis), accounts, rating)
 
 
 async def make_tournament(api: Api, token: str, **body: Any) -> dict[str, Any]:

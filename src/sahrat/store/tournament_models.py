@@ -29,22 +29,32 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .models import Base
 
+FIRST = -1  # the sort_order of the shared columns
 
-class TournamentSchedule(Base):
+
+class PlanColumns:
+    """The columns a tournament and a schedule share: its id, and the plan and entry
+    terms an admin's schedule gives each tournament it makes (a declarative mixin).
+    ``sort_order`` puts them first in each table, in this order, as migration 0013 made
+    them: without it SQLAlchemy places a mixin's columns after the class's own."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, sort_order=FIRST)
+    name: Mapped[str] = mapped_column(String(60), sort_order=FIRST)
+    game: Mapped[str] = mapped_column(String(20), sort_order=FIRST)
+    format: Mapped[str] = mapped_column(String(12), sort_order=FIRST)
+    seats: Mapped[int] = mapped_column(Integer, sort_order=FIRST)
+    rounds: Mapped[int] = mapped_column(Integer, sort_order=FIRST)
+    advance: Mapped[int] = mapped_column(Integer, sort_order=FIRST)
+    fee: Mapped[int] = mapped_column(Integer, sort_order=FIRST)
+    min_fill: Mapped[int] = mapped_column(Integer, sort_order=FIRST)
+
+
+class TournamentSchedule(PlanColumns, Base):
     """An admin's schedule: a system tournament of this plan every ``every_minutes``,
     open for registration ``open_minutes`` before each start (``next_at``)."""
 
     __tablename__ = "tournament_schedules"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(60))
-    game: Mapped[str] = mapped_column(String(20))
-    format: Mapped[str] = mapped_column(String(12))
-    seats: Mapped[int] = mapped_column(Integer)
-    rounds: Mapped[int] = mapped_column(Integer)
-    advance: Mapped[int] = mapped_column(Integer)
-    fee: Mapped[int] = mapped_column(Integer)
-    min_fill: Mapped[int] = mapped_column(Integer)
     every_minutes: Mapped[int] = mapped_column(Integer)
     open_minutes: Mapped[int] = mapped_column(Integer)
     next_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -54,7 +64,7 @@ class TournamentSchedule(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
-class Tournament(Base):
+class Tournament(PlanColumns, Base):
     """One tournament: its plan, where it stands, and who carries it on now.
 
     ``state``: registering | running | complaints | finished | cancelled. ``version``
@@ -69,15 +79,6 @@ class Tournament(Base):
         UniqueConstraint("schedule_id", "starts_at"),
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(60))
-    game: Mapped[str] = mapped_column(String(20))
-    format: Mapped[str] = mapped_column(String(12))
-    seats: Mapped[int] = mapped_column(Integer)
-    rounds: Mapped[int] = mapped_column(Integer)
-    advance: Mapped[int] = mapped_column(Integer)
-    fee: Mapped[int] = mapped_column(Integer)
-    min_fill: Mapped[int] = mapped_column(Integer)
     house_permille: Mapped[int] = mapped_column(Integer)
     starts_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     state: Mapped[str] = mapped_column(String(12), default="registering")

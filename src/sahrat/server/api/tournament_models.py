@@ -40,33 +40,30 @@ SCHEDULE_FIELDS = (
 )
 
 
-class Create(BaseModel):
+class PlanBody(BaseModel):
+    """The fields a tournament's body and a schedule's share: the plan and the entry
+    terms (documented shapes only: the routes read the body by hand, ``plan_fields``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str
+    game: Literal["konkan", "conquian"]
+    format: Literal["knockout", "swiss"]
+    seats: int
+    rounds: int | None = None
+    advance: int | None = None
+    fee: int = 0
+    min_fill: int | None = None
+
+
+class Create(PlanBody):
     """A tournament to make (the documented shape; the route checks each field)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
-    name: str
-    game: Literal["konkan", "conquian"]
-    format: Literal["knockout", "swiss"]
-    seats: int
-    rounds: int | None = None
-    advance: int | None = None
     starts_at: str
-    fee: int = 0
-    min_fill: int | None = None
 
 
-class ScheduleBody(BaseModel):
+class ScheduleBody(PlanBody):
     """A schedule of system tournaments (the documented shape)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
-    name: str
-    game: Literal["konkan", "conquian"]
-    format: Literal["knockout", "swiss"]
-    seats: int
-    rounds: int | None = None
-    advance: int | None = None
-    fee: int = 0
-    min_fill: int | None = None
     first_at: str
     every_minutes: int
     open_minutes: int = 60

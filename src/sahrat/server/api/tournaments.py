@@ -42,7 +42,7 @@ from sahrat.server.api.tournament_models import (
 )
 from sahrat.server.hub import Hub
 from sahrat.server.tournaments import views
-from sahrat.server.tournaments.service import Tournaments
+from sahrat.server.tournaments.service import Tournaments, plan_columns
 from sahrat.store import tournament_rounds
 from sahrat.store import tournaments as store
 from sahrat.store.models import User
@@ -259,14 +259,7 @@ async def add_schedule(
     async with hub.sessions() as session, session.begin():
         row = await tournament_rounds.add_schedule(
             session,
-            name=fields["name"],
-            game=plan.game,
-            format=plan.format,
-            seats=plan.seats,
-            rounds=plan.rounds,
-            advance=plan.advance,
-            fee=fields["fee"],
-            min_fill=fields["min_fill"],
+            **plan_columns(plan, fields),
             every_minutes=every,
             open_minutes=opens,
             next_at=first_at,

@@ -10,7 +10,7 @@ Refusals are ``TableError``s with a code (``server/errors.py`` gives each its st
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -44,6 +44,22 @@ async def locked(session: AsyncSession, tournament_id: int) -> Tournament:
     if row is None:
         raise no_such_tournament(tournament_id)
     return row
+
+
+def plan_columns(plan: rules.Plan, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The columns a tournament's row and a schedule's share (``PlanColumns`` of
+    ``store/tournament_models.py``), from a checked plan and the checked ``fields`` of
+    its body (name, fee, min_fill): what both make from a REST body."""
+    return {
+        "name": fields["name"],
+        "game": plan.game,
+        "format": plan.format,
+        "seats": plan.seats,
+        "rounds": plan.rounds,
+        "advance": plan.advance,
+        "fee": fields["fee"],
+        "min_fill": fields["min_fill"],
+    }
 
 
 class Tournaments:
@@ -81,14 +97,7 @@ class Tournaments:
                     )
             row = await store.add(
                 session,
-                name=fields["name"],
-                game=plan.game,
-                format=plan.format,
-                seats=plan.seats,
-                rounds=plan.rounds,
-                advance=plan.advance,
-                fee=fields["fee"],
-                min_fill=fields["min_fill"],
+                **plan_columns(plan, fields),
                 house_permille=self.settings.tournament_house_permille,
                 starts_at=fields["starts_at"],
                 made_by=None if user is None else user.id,
