@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_server import _create_pg, _drop_pg, _free_port, _wait_ready
 from sahrat.bots import simple_conquian
 from sahrat.rules import conquian
+from sahrat.view_changes import apply_update
 
 REDIS_URL = os.environ.get("SAHRAT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 GIVE_UP = 30.0
@@ -121,7 +122,7 @@ class SeatSocket:
                     snap = payload if kind == "snapshot" else payload["snapshot"]
                     self.view, self.seq = snap["view"], snap["table"]["seq"]
                 elif kind == "update":
-                    self.view, self.seq = payload["view"], message["seq"]
+                    self.view, self.seq = apply_update(self.view, payload), message["seq"]
                 elif kind == "reply":
                     self.replies[payload["cid"]] = payload
         except Exception:

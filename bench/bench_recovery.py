@@ -50,6 +50,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from local_server import LocalServer
+from sahrat.view_changes import apply_update
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 PG_DSN: dict[str, Any] = {"user": "postgres", "host": "127.0.0.1", "port": 5432}
@@ -136,8 +137,8 @@ class SeatSocket:
                     self.seat = payload.get("seat")
                     self.view = payload.get("view")
                     self.snapshot.set()
-                elif kind == "update" and payload.get("view") is not None:
-                    self.view = payload["view"]
+                elif kind == "update":
+                    self.view = apply_update(self.view, payload)
                 elif kind == "reply":
                     if payload.get("snapshot"):
                         self.view = payload["snapshot"].get("view")

@@ -37,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sahrat.view_changes import apply_update
+
 MAX_SETUP_CONCURRENCY = 8
 CONNECT_TIMEOUT = 30.0
 DRAIN_STEPS = 100  # × 0.1 s
@@ -312,7 +314,7 @@ class SahratSeat:
                     del table.pending[seq]
                     if worker.in_window(pending[0]):
                         worker.stats.latencies.append(t - pending[0])
-            self.consider(payload["view"])
+            self.consider(apply_update(self.view, payload))
         elif kind == "reply":
             if payload["ok"]:
                 if worker.in_window(t):

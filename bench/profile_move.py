@@ -81,7 +81,7 @@ def new_table(host: Any, table_id: int, game: str, players: int, seed: str) -> T
     return table
 
 
-async def play(game: str, players: int, tables: int, moves: int) -> tuple[int, float]:
+async def play(game: str, players: int, tables: int, moves: int) -> tuple[int, float, int]:
     host = services()
     made = [new_table(host, i + 1, game, players, f"profile-{i}") for i in range(tables)]
     conns = {}
@@ -93,6 +93,7 @@ async def play(game: str, players: int, tables: int, moves: int) -> tuple[int, f
     bots = {(t.id, s): bot_for(game, "simple") for t in made for s in range(players)}
     played = accepted = 0
     cpu = 0.0
+    sent = 0  # bytes of the texts the table's connections were given
     while played < moves:
         for table in made:
             if table.match.state.over:
@@ -115,14 +116,15 @@ async def play(game: str, players: int, tables: int, moves: int) -> tuple[int, f
                 if table_id == table.id:
                     while not conn.outbox.empty():
                         text = conn.outbox.get_nowait()
-                        if text is not None:
+                        if isinstance(text, str):
+                            sent += len(text.encode())
                             orjson.loads(text) if played % 1000 == 0 else None
         if all(table.match.state.over for table in made):
             break
     for table in made:
         table.close()
     assert accepted == played, f"{played - accepted} of {played} moves refused"
-    return played, cpu
+    return played, cpu, sent
 
 
 def main() -> None:
@@ -133,9 +135,11 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=20000)
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
-    played, cpu = asyncio.run(play(args.game, args.players, args.tables, args.moves))
+    played, cpu, sent = asyncio.run(play(args.game, args.players, args.tables, args.moves))
     print(f"{played} moves at {args.tables} {args.game} tables of {args.players}")
     print(f"Table.command CPU per move: {cpu / max(played, 1) * 1e6:.0f} µs")
+    per_move = sent / max(played, 1)
+    print(f"sent per move, to all {args.players + 1} connections: {per_move:.0f} bytes")
     profile = cProfile.Profile()
     profile.enable()
     asyncio.run(play(args.game, args.players, args.tables, args.moves))

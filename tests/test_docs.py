@@ -52,7 +52,7 @@ def test_bare_messages_are_their_type_alone_in_the_schemas() -> None:
     from sahrat.server.table import protocol
 
     models = {"ping": protocol.Ping, "continue": protocol.Continue}
-    models |= {"hint": protocol.Hint, "rematch": protocol.Rematch}
+    models |= {"hint": protocol.Hint, "rematch": protocol.Rematch, "resync": protocol.Resync}
     assert set(models) == set(BARE_MESSAGES)
     for kind, model in models.items():
         assert list(model.model_fields) == ["type"], kind

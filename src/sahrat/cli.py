@@ -170,6 +170,7 @@ SCHEMA_MODELS = (
     "Ping",
     "Continue",
     "Rematch",
+    "Resync",
     "Hint",
     "HintInfo",
     "React",

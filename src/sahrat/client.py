@@ -22,6 +22,7 @@ import httpx
 import websockets
 
 from sahrat.rules.record import engine_for
+from sahrat.view_changes import apply_update
 
 
 def parse_move(text: str, game: str) -> dict[str, Any]:
@@ -178,7 +179,7 @@ async def play(
                     state["pause"] = snap.get("round_break")
                     print(describe_view(state["view"], state["seat"]))
                 elif kind == "update":
-                    state["view"] = payload["view"]
+                    state["view"] = apply_update(state["view"], payload)
                     state["pause"] = payload.get("round_break")
                     for event in payload["events"]:
                         print("  ·", json.dumps(event, ensure_ascii=False))

@@ -901,9 +901,26 @@ RatingsInfoModel = _closed(
 )
 
 
+def _view_changes(view: Any, name: str) -> tuple[Any, Any]:
+    """An update's ``changes`` of ``view`` (any of its fields, each typed as in the view)
+    and its ``gone`` (a list of the view's field names)."""
+    hints = typing.get_type_hints(view, include_extras=True)
+    fields = {key: _optional(hint) for key, hint in hints.items()}
+    changes = with_config(CLOSED)(TypedDict(name, fields, total=False))  # type: ignore[operator]
+    changes.__doc__ = f"Fields of a {view.__name__} that a step changed, with their new values."
+    gone = list[Literal[tuple(hints)]]  # type: ignore[misc,valid-type]
+    return changes, gone
+
+
+def _optional(hint: Any) -> Any:
+    """A field's type without its ``NotRequired`` (every field of the changes is)."""
+    return typing.get_args(hint)[0] if typing.get_origin(hint) is NotRequired else hint
+
+
 def _game_messages(game: str, view: Any, event: Any, action: Any, options: Any) -> Any:
     """Every server message of ``game``'s tables, told apart by ``type``."""
     title = game.capitalize()
+    changes, gone = _view_changes(view, f"{title}ViewChanges")
     table = _closed(
         protocol.TableInfo,
         f"{title}TableInfo",
@@ -918,7 +935,13 @@ def _game_messages(game: str, view: Any, event: Any, action: Any, options: Any) 
     update = _closed(
         protocol.Update,
         f"{title}Update",
-        {"events": list[event], "view": view | None, "round_break": RoundBreakModel | None},
+        {
+            "events": list[event],
+            "changes": changes | None,
+            "gone": gone,
+            "view": view | None,
+            "round_break": RoundBreakModel | None,
+        },
     )
     reply = _closed(
         protocol.Reply,

@@ -18,6 +18,7 @@ import websockets
 
 from sahrat.rules.record import engine_for
 from sahrat.simulate import bot_for
+from sahrat.view_changes import apply_update
 
 from .conftest import DESKTOP, PHONE_390
 from .helpers import axe_violations, screenshot
@@ -109,7 +110,7 @@ async def _play_seat(url: str, token: str, table_id: int, game: str) -> None:
                 snap = payload if kind == "snapshot" else payload["snapshot"]
                 seat, view, pause = snap["seat"], snap["view"], snap.get("round_break")
             elif kind == "update":
-                view, pause = payload["view"], payload.get("round_break")
+                view, pause = apply_update(view, payload), payload.get("round_break")
             elif kind == "break":
                 pause = payload["round_break"]
             else:

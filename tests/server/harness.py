@@ -36,6 +36,7 @@ from websockets.exceptions import ConnectionClosed
 from sahrat.bots import simple_conquian, simple_konkan
 from sahrat.rules import conquian, konkan
 from sahrat.rules.cards import conquian_deck, konkan_deck
+from sahrat.view_changes import apply_update
 
 REPO = Path(__file__).resolve().parents[2]
 READY_SECONDS = 30.0
@@ -294,6 +295,9 @@ class WireClient:
         self.name = name
         self.ws = ws
         self.messages: list[Message] = []
+        # the seat's whole view after each message that changes or shows it (an update,
+        # a snapshot, a resume, a reply with a snapshot), None after any other
+        self.views: list[dict[str, Any] | None] = []
         self.seq: int | None = None
         self.view: dict[str, Any] | None = None
         self.seat: int | None = None
@@ -325,7 +329,7 @@ class WireClient:
             async for text in self.ws:
                 message = json.loads(text)
                 self.messages.append(message)
-                self._track(message)
+                self.views.append(self._track(message))
                 self._new.set()
         except ConnectionClosed:
             pass
@@ -333,7 +337,17 @@ class WireClient:
             self.closed = True
             self._new.set()
 
-    def _track(self, message: Message) -> None:
+    def view_after(self, message: Message) -> dict[str, Any] | None:
+        """The seat's whole view after ``message`` (one this client got), if it changed
+        or showed the view."""
+        for index in range(len(self.messages) - 1, -1, -1):
+            if self.messages[index] is message:
+                return self.views[index]
+        raise ValueError("not a message of this client")
+
+    def _track(self, message: Message) -> dict[str, Any] | None:
+        """Follow the table's seq and the seat's view; the view if this message changed
+        or showed it."""
         kind, payload = message["type"], message["payload"]
         snapshot = None
         if kind == "snapshot":
@@ -342,15 +356,18 @@ class WireClient:
             snapshot = payload["snapshot"]
         elif kind == "update":
             self.seq = message["seq"]
-            self.view = payload["view"]
+            self.view = apply_update(self.view, payload)
             self._read_summary(payload.get("round_break"))
+            return self.view
         elif kind == "break":
             self.round_break = payload["round_break"]
-        if snapshot is not None:
-            self.seq = snapshot["table"]["seq"]
-            self.view = snapshot["view"]
-            self.seat = snapshot["seat"]
-            self._read_summary(snapshot.get("round_break"))
+        if snapshot is None:
+            return None
+        self.seq = snapshot["table"]["seq"]
+        self.view = snapshot["view"]
+        self.seat = snapshot["seat"]
+        self._read_summary(snapshot.get("round_break"))
+        return self.view
 
     @property
     def may_move(self) -> bool:
@@ -593,6 +610,7 @@ def visible_cards(message: Message) -> set[str]:
     snaps = []
     if kind == "update":
         scrub_view(payload.get("view"))
+        scrub_view(payload.get("changes"))
         scrub_events(payload.get("events"))
     elif kind == "snapshot":
         snaps.append(payload)
@@ -623,24 +641,10 @@ def hands_by_seq(seats: list[WireClient]) -> dict[int, dict[int, set[str]]]:
     """Each seat's hand after each seq, from that seat's own updates and snapshots."""
     hands: dict[int, dict[int, set[str]]] = {}
     for seat, client in enumerate(seats):
-        for message in client.messages:
-            view = _message_view(message)
+        for message, view in zip(client.messages, client.views, strict=True):
             if view is not None and "hand" in view:
                 hands.setdefault(message["seq"], {})[seat] = set(view["hand"])
     return hands
-
-
-def _message_view(message: Message) -> dict[str, Any] | None:
-    kind, payload = message["type"], message["payload"]
-    if kind == "update":
-        return payload["view"]  # type: ignore[no-any-return]
-    if kind == "snapshot":
-        return payload["view"]  # type: ignore[no-any-return]
-    if kind == "resume":
-        return payload["snapshot"]["view"]  # type: ignore[no-any-return]
-    if kind == "reply" and payload.get("snapshot"):
-        return payload["snapshot"]["view"]  # type: ignore[no-any-return]
-    return None
 
 
 PUBLIC_KEYS = ("melds", "discard_top", "face_up")
@@ -651,8 +655,7 @@ def public_by_seq(clients: Iterable[WireClient]) -> dict[int, set[str]]:
     card (from the views' public fields only)."""
     public: dict[int, set[str]] = {}
     for client in clients:
-        for message in client.messages:
-            view = _message_view(message)
+        for message, view in zip(client.messages, client.views, strict=True):
             if view is not None:
                 cards = {s for key in PUBLIC_KEYS for s in _strings(view.get(key))}
                 public.setdefault(message["seq"], set()).update(cards & ALL_CARDS)
@@ -747,21 +750,25 @@ def _has_hand(value: Any) -> bool:
 def assert_public_parts_agree(seats: list[WireClient], spectator: WireClient) -> int:
     """A seat's update shows another seat's events exactly as a spectator sees them,
     and the same view apart from its own hand and moves."""
-    public = {m["seq"]: m["payload"] for m in spectator.of_type("update")}
+    public = {
+        m["seq"]: (m["payload"], view)
+        for m, view in zip(spectator.messages, spectator.views, strict=True)
+        if m["type"] == "update"
+    }
     compared = 0
     for seat, client in enumerate(seats):
-        for message in client.of_type("update"):
-            theirs = public.get(message["seq"])
-            if theirs is None:
+        for message, view in zip(client.messages, client.views, strict=True):
+            if message["type"] != "update" or message["seq"] not in public:
                 continue
-            mine = message["payload"]
+            (theirs, their_whole), mine = public[message["seq"]], message["payload"]
             assert len(mine["events"]) == len(theirs["events"])
             for event, seen in zip(mine["events"], theirs["events"], strict=True):
                 if event.get("seat") != seat:
                     assert event == seen, (seat, message["seq"], event, seen)
             strip = {"hand", "drawn", "simple_actions", "viewer"}
-            mine_view = {k: v for k, v in mine["view"].items() if k not in strip}
-            their_view = {k: v for k, v in theirs["view"].items() if k not in strip}
+            assert view is not None and their_whole is not None
+            mine_view = {k: v for k, v in view.items() if k not in strip}
+            their_view = {k: v for k, v in their_whole.items() if k not in strip}
             assert mine_view == their_view, (seat, message["seq"])
             compared += 1
     return compared

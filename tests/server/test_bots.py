@@ -45,7 +45,8 @@ async def _one_person_against_three_bots(server: ServerProcess) -> None:
         assert me.view is not None and me.view["match_over"]
         bots_moved = [m for m in me.of_type("update") if m["payload"]["by"] == "bot"]
         assert bots_moved, "the bots never moved"
-        assert all(m["payload"]["view"]["hand"] is not None for m in me.of_type("update"))
+        updates = [m for m in me.messages if m["type"] == "update"]
+        assert all((me.view_after(m) or {}).get("hand") is not None for m in updates)
         matches = await api.get(f"/api/tables/{info['id']}/matches")
         assert len(matches) == 1 and matches[0]["score_sheet"]["over"] is True
         await me.close()

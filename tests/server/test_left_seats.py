@@ -45,9 +45,9 @@ class TimedClient(WireClient):
         self.arrivals: list[float] = []
         super().__init__(name, ws)
 
-    def _track(self, message: Message) -> None:
+    def _track(self, message: Message) -> dict[str, Any] | None:
         self.arrivals.append(time.time())
-        super()._track(message)
+        return super()._track(message)
 
 
 async def _next(
@@ -69,7 +69,8 @@ def _turn_of(client: WireClient, seat: int) -> Callable[[Message], bool]:
     def starts(message: Message) -> bool:
         payload = message["payload"]
         if message["type"] == "update":
-            view = payload["view"]
+            view = client.view_after(message)
+            assert view is not None
             return (
                 payload["round_break"] is None and view["turn"] == seat and not view["match_over"]
             )

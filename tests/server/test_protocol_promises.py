@@ -1,6 +1,7 @@
 """What docs/protocol.md promises, held against a live server: a command resent
 long after it was accepted (up to the 2048 remembered per table) gets its first
-answer again, not ``stale``; a ``ping`` carries nothing but its type."""
+answer again, not ``stale``; the view a client builds from 300 updates' changes is the
+server's (a ``resync``'s snapshot); a ``ping`` carries nothing but its type."""
 
 from __future__ import annotations
 
@@ -42,6 +43,12 @@ async def _late_resend(server: ServerProcess) -> None:
         client, cid, seq = first
         reply = await client.command({"type": "draw"}, seq=seq, cid=cid)
         assert reply["payload"] == {"cid": cid, "ok": True}, reply
+        for seat in seats:  # docs/protocol.md, "Updates": the changes add up to the view
+            held, after = seat.view, len(seat.messages)
+            await seat.send({"type": "resync"})
+            snapshot = await seat.wait_for(lambda m: m["type"] == "snapshot", after=after)
+            assert snapshot["payload"]["view"] == held, seat.name
+            assert sum(m["payload"]["view"] is not None for m in seat.of_type("update")) == 0
         for seat in seats:
             await seat.close()
     finally:

@@ -65,8 +65,7 @@ async def _the_victim_case(server: ServerProcess, game: str, options: dict[str, 
         assert _hand(stale) is None, "the old socket sees the victim's hand"
         assert mine.seat == seat and _hand(mine)
         victim_cards = set(_hand(mine) or [])
-        for message in stale.messages:
-            view = message["payload"].get("view") if isinstance(message["payload"], dict) else None
+        for message, view in zip(stale.messages, stale.views, strict=True):
             assert not (view and view.get("hand")), f"a hand reached the old socket: {message}"
         # Its commands are a spectator's, whatever seat they name.
         for action in ({"type": "draw"}, {"type": "refuse"}, {"type": "draw", "seat": seat}):

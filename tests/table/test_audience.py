@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,10 @@ from sahrat.server.table import audience as audience_module
 from sahrat.server.table.audience import Audience
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.match import Match
+from sahrat.server.table.moves import Step
 from sahrat.server.table.pace import Pace, Plan, RoundBreak, timeout_steps
 from sahrat.server.table.seating import Seating
+from sahrat.view_changes import apply_update
 
 from .fakes import FakeServices, eventually, kinds, sent
 
@@ -61,6 +64,11 @@ class Built:
         self.audience.add(conn)
         self.audience.greet(conn, None)
         return conn
+
+
+def publish(built: Built, step: Step, state: Any) -> None:
+    """A durable step adopted and sent, as the table does it (``Table._commit``)."""
+    built.audience.publish(step, built.match.adopt(step, state))
 
 
 @pytest.mark.asyncio
@@ -109,16 +117,19 @@ async def test_a_seat_taken_reseats_its_users_sockets_with_a_snapshot_first() ->
 async def test_a_step_goes_out_as_each_seat_sees_it() -> None:
     built = Built()
     conns = [built.connect(1), built.connect(2), built.connect(3), built.connect(3)]
-    for conn in conns:
-        sent(conn)
+    shown = [sent(conn)[0]["payload"]["view"] for conn in conns]  # each one's snapshot
     (step, state), *_ = timeout_steps(ENGINE, built.match.state, built.match.seq)
-    built.match.adopt(step, state)
-    built.audience.publish(step)
+    publish(built, step, state)
     updates = [sent(conn) for conn in conns]
     assert all([message["type"] for message in got] == ["update"] for got in updates)
-    views = [got[0]["payload"]["view"] for got in updates]
+    # what changed, not the whole view: applied to the snapshot, it is the view now
+    assert all(got[0]["payload"]["view"] is None for got in updates)
+    views = [
+        apply_update(view, got[0]["payload"]) for view, got in zip(shown, updates, strict=True)
+    ]
     assert views[0] == ENGINE.view(state, 0) and views[1] == ENGINE.view(state, 1)
-    assert views[2] == views[3] == ENGINE.view(state, None)  # the spectators' one text
+    assert views[2] == views[3] == ENGINE.view(state, None)
+    assert updates[2] == updates[3]  # the spectators' one text
     assert all(got[0]["seq"] == 2 and got[0]["payload"]["by"] == "timer" for got in updates)
 
 
@@ -197,8 +208,7 @@ async def test_a_delayed_tables_spectator_sees_a_round_only_once_it_is_over() ->
     assert sent(player)[0]["payload"]["view"] == ENGINE.view(built.match.state, 0)
     steps = timeout_steps(ENGINE, built.match.state, built.match.seq)
     for step, state in steps:
-        built.match.adopt(step, state)
-        built.audience.publish(step)
+        publish(built, step, state)
     assert kinds(player) == ["update"] * len(steps)
     assert sent(spectator) == []  # nothing of the round in play
     # a reconnect in the round: a snapshot without the view, never the steps it missed
@@ -210,8 +220,7 @@ async def test_a_delayed_tables_spectator_sees_a_round_only_once_it_is_over() ->
     # the round is over: the break shows the table as it is, to the spectator too
     built.pace.adopt(Plan(time.time() + 30, RoundBreak(time.time() + 30, {0, 1})))
     (step, state), *_ = timeout_steps(ENGINE, built.match.state, built.match.seq)
-    built.match.adopt(step, state)
-    built.audience.publish(step)
+    publish(built, step, state)
     [shown] = sent(spectator)
     assert shown["type"] == "snapshot" and shown["payload"]["view"] == ENGINE.view(state, None)
     assert shown["payload"]["round_break"] is not None
@@ -230,8 +239,7 @@ async def test_a_delayed_tables_spectator_sees_the_match_end_as_it_happens() -> 
         steps = timeout_steps(ENGINE, state, built.match.seq)
         assert steps, "the round stopped with nobody to act and the match not over"
         for step, state in steps:
-            built.match.adopt(step, state)
-            built.audience.publish(step)
+            publish(built, step, state)
         if state.over:
             break
     assert state.over and built.match.playing
@@ -249,6 +257,5 @@ async def test_a_tables_spectator_without_the_delay_sees_every_step() -> None:
     assert first["payload"]["view"] == ENGINE.view(built.match.state, None)
     assert first["payload"]["table"]["spectator_delay"] is False
     (step, state), *_ = timeout_steps(ENGINE, built.match.state, built.match.seq)
-    built.match.adopt(step, state)
-    built.audience.publish(step)
+    publish(built, step, state)
     assert kinds(spectator) == ["update"]

@@ -12,6 +12,7 @@ import { play, muted, setMuted } from "../sound.js";
 import { confirmDialog } from "../confirm.js";
 import { noticeTurn } from "./attention.js";
 import { TableChat } from "./chat.js";
+import { applyUpdate } from "./protocol.js";
 
 /** @typedef {import("./protocol.js").TableInfo} TableInfo */
 /** @typedef {import("./protocol.js").RoundBreak} RoundBreak */
@@ -142,6 +143,12 @@ export class TableCtrl {
         this.applySnapshot(p.snapshot);
       },
       update: (/** @type {Update} */ p, msg) => {
+        // An update that does not follow the last step (never expected on one socket):
+        // its changes would apply to the wrong view, so ask for the table whole.
+        if (this.info && msg.seq !== undefined && msg.seq !== this.info.seq + 1) {
+          this.conn?.sendRaw({ type: "resync" });
+          return;
+        }
         if (p.by === "timer" && p.events.some((ev) => ev.seat === this.seat) && !this.timedOut) {
           toast(t("table.timed_out"), "info", 6000);
           play("timeout");
@@ -149,7 +156,7 @@ export class TableCtrl {
         this.addLog(p.events, p.by);
         this.moved.push(...p.events);
         this.hint = null;  // a suggestion is for the table as it was
-        this.view = p.view;
+        this.view = applyUpdate(this.view, p);
         this.deadline = p.deadline;
         this.roundBreak = p.round_break || null;
         if (this.info && msg.seq !== undefined) this.info.seq = msg.seq;

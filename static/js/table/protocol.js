@@ -66,9 +66,11 @@
  * @property {number | null} deadline
  * @property {RoundBreak | null} [round_break]
  *
- * @typedef {object} Update
+ * @typedef {object} Update  a step: its events and what it changed in the view
  * @property {GameEvent[]} events
- * @property {GameView | null} view
+ * @property {Record<string, any> | null} changes  the view's changed fields, new values
+ * @property {string[]} gone  the view's fields no longer in it
+ * @property {GameView | null} view  the whole view, sent instead of changes (rare)
  * @property {number | null} deadline
  * @property {string} by  player, timer or bot
  * @property {RoundBreak | null} [round_break]
@@ -76,4 +78,18 @@
  * @typedef {{ type: string, seq?: number, payload?: any }} ServerMessage
  */
 
-export {};
+/**
+ * The view after an update (docs/protocol.md, "Updates"): its whole `view` when it has
+ * one, else its `changes` laid over the view held and its `gone` fields removed. The
+ * same two lines as `sahrat.view_changes.apply_update`: nothing here decides a rule.
+ * @param {GameView | null} view  the view held before the update
+ * @param {Update} update
+ * @returns {GameView | null}
+ */
+export function applyUpdate(view, update) {
+  if (update.view) return update.view;
+  if (!update.changes || !view) return view;
+  const next = /** @type {Record<string, any>} */ ({ ...view, ...update.changes });
+  for (const key of update.gone || []) delete next[key];
+  return /** @type {GameView} */ (next);
+}

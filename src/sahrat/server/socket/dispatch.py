@@ -1,25 +1,35 @@
-"""One text message from a player's connection, parsed and passed to its table.
+"""One text message from a player's connection, decoded and passed to its table.
 
-A message is a JSON object whose ``type`` picks its handler in :data:`HANDLERS`
-(docs/protocol.md, "Client messages"); any other type is answered ``bad_message``.
-The same code serves a local WebSocket and one forwarded from another process
+A message is a JSON object whose ``type`` picks what the table does with it
+(docs/protocol.md, "Client messages"); ``decode.py`` reads and checks it in one pass
+into its typed struct, and each way it can be refused keeps its code here. The same
+code serves a local WebSocket and one forwarded from another process
 (``cluster/forwarding.py``): both end here, on the process that owns the table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
-
-import orjson
-from pydantic import ValidationError
-
+from sahrat.server.socket.decode import (
+    Chat,
+    Command,
+    Continue,
+    Hint,
+    Invalid,
+    NotJSON,
+    Ping,
+    React,
+    Rematch,
+    Resync,
+    decode,
+)
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.messages import error_message, refusal
-from sahrat.server.table.protocol import REACTIONS, Command, React
+from sahrat.server.table.protocol import REACTIONS
 from sahrat.server.table.table import Table
 
-Handler = Callable[[Table, Connection, dict[str, Any]], Awaitable[None]]
+# Messages that are their type alone (their schemas in protocol.py: Ping, Continue,
+# Hint, Rematch, Resync): anything more is refused, as their schemas say.
+BARE_MESSAGES = ("ping", "continue", "hint", "rematch", "resync")
 
 
 def refuse(conn: Connection, seq: int, cid: str | None, code: str, message: str) -> None:
@@ -31,102 +41,52 @@ def refuse(conn: Connection, seq: int, cid: str | None, code: str, message: str)
         conn.send(error_message(seq, code, message))
 
 
-async def _command(table: Table, conn: Connection, data: dict[str, Any]) -> None:
-    try:
-        command = Command.model_validate(data)
-    except ValidationError as error:
-        cid = data.get("cid") if isinstance(data.get("cid"), str) else None
-        problem = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
-        )
-        refuse(conn, table.seq, cid, "bad_command", problem)
-        return
-    await table.command(conn, command)
-
-
-async def _react(table: Table, conn: Connection, data: dict[str, Any]) -> None:
-    try:
-        react = React.model_validate(data)
-    except ValidationError:
-        conn.send(
-            error_message(table.seq, "bad_reaction", f"a reaction is one of {list(REACTIONS)}")
-        )
-        return
-    table.react(conn, react.reaction)
-
-
-async def _chat(table: Table, conn: Connection, data: dict[str, Any]) -> None:
-    """Free text or a quick phrase, checked by the table's chat (``table/chat.py``)."""
-    if set(data) != {"type", "payload"}:
-        conn.send(
-            error_message(
-                table.seq, "bad_chat", 'a chat message is {"type": "chat", "payload": {...}}'
-            )
-        )
-        return
-    table.chat.say(conn, data["payload"])
-
-
-async def _ping(table: Table, conn: Connection) -> None:
-    conn.send({"type": "pong", "seq": table.seq, "payload": {}})
-
-
-async def _continue(table: Table, conn: Connection) -> None:
-    table.continue_play(conn)
-
-
-async def _hint(table: Table, conn: Connection) -> None:
-    await table.hint(conn)
-
-
-async def _rematch(table: Table, conn: Connection) -> None:
-    await table.ask_rematch(conn)
-
-
-def _alone(kind: str, act: Callable[[Table, Connection], Awaitable[None]]) -> Handler:
-    """The handler of a message that is its type alone (its schema in protocol.py:
-    Ping, Continue, Hint, Rematch): anything more is refused, as its schema says."""
-
-    async def handle(table: Table, conn: Connection, data: dict[str, Any]) -> None:
-        if set(data) != {"type"}:
-            conn.send(error_message(table.seq, "bad_message", f'{kind} is {{"type": "{kind}"}}'))
-            return
-        await act(table, conn)
-
-    return handle
-
-
-# Messages that are their type alone.
-BARE_MESSAGES = ("ping", "continue", "hint", "rematch")
-
-HANDLERS: dict[str, Handler] = {
-    "command": _command,
-    "ping": _alone("ping", _ping),
-    "react": _react,
-    "chat": _chat,
-    "hint": _alone("hint", _hint),
-    "rematch": _alone("rematch", _rematch),
-    "continue": _alone("continue", _continue),
-}
-
-
 async def handle_text(table: Table, conn: Connection, text: str) -> None:
     try:
-        # orjson bounds nesting and numbers and refuses lone surrogates, so no message
-        # can make the parse (or the echo of its cid) fail.
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError as error:
+        message = decode(text)
+    except NotJSON as error:
         conn.send(error_message(table.seq, "bad_json", f"not JSON: {error}"))
         return
-    kind = data.get("type") if isinstance(data, dict) else None
-    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
-    if handler is None:
+    except Invalid as error:
+        _refuse_invalid(table, conn, error)
+        return
+    match message:
+        case Command():
+            await table.command(conn, message)
+        case React():
+            table.react(conn, message.reaction)
+        case Chat():  # free text or a quick phrase, checked by the table's chat
+            table.chat.say(conn, message.payload)
+        case Ping():
+            conn.send({"type": "pong", "seq": table.seq, "payload": {}})
+        case Continue():
+            table.continue_play(conn)
+        case Hint():
+            await table.hint(conn)
+        case Rematch():
+            await table.ask_rematch(conn)
+        case Resync():  # the table whole, as on connect (docs/protocol.md, "Updates")
+            conn.send({"type": "snapshot", "seq": table.seq, "payload": table.snapshot(conn)})
+
+
+def _refuse_invalid(table: Table, conn: Connection, error: Invalid) -> None:
+    seq, kind = table.seq, error.kind
+    if kind == "command":
+        refuse(conn, seq, error.cid, "bad_command", error.problem)
+    elif kind == "react":
+        conn.send(error_message(seq, "bad_reaction", f"a reaction is one of {list(REACTIONS)}"))
+    elif kind == "chat":
+        conn.send(
+            error_message(seq, "bad_chat", 'a chat message is {"type": "chat", "payload": {...}}')
+        )
+    elif kind in BARE_MESSAGES:
+        conn.send(error_message(seq, "bad_message", f'{kind} is {{"type": "{kind}"}}'))
+    else:
         conn.send(
             error_message(
-                table.seq,
+                seq,
                 "bad_message",
-                "expected a message of type command, continue, rematch, hint, react, chat or ping",
+                "expected a message of type command, continue, rematch, resync, hint, react, "
+                "chat or ping",
             )
         )
-        return
-    await handler(table, conn, data)

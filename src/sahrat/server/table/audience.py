@@ -40,6 +40,7 @@ from sahrat.server.table.pace import Pace
 from sahrat.server.table.rated import seat_rating
 from sahrat.server.table.seating import Seating
 from sahrat.server.table.services import TableServices
+from sahrat.view_changes import diff_views
 
 REACTION_GAP = 1.0
 SPECTATORS_SHOWN = 50  # names of spectators in the table's info; the count is complete
@@ -97,6 +98,10 @@ class Audience:
         self._grace: dict[int, asyncio.Task[None]] = {}
         self._table_message: asyncio.TimerHandle | None = None  # the next, merged one
         self._table_told = -TABLE_MESSAGE_GAP  # (loop time) when the last one was sent
+        # The view each seat (None: spectators) was last shown, and the state it is of:
+        # a step's update carries what changed since (view_changes.py).
+        self._shown: dict[int | None, dict[str, Any]] = {}
+        self._shown_of: Any = None
 
     # --- who sits where ----------------------------------------------------------------
 
@@ -215,25 +220,52 @@ class Audience:
         if self.held_back(conn.seat):  # a delayed table's spectator: nothing of this round
             return snapshot_payload(self.info(conn.user_id), None, None, None, None)
         view = self._engine.view(state, conn.seat) if state is not None else None
+        if view is not None:
+            self._shows(conn.seat, view)
         return snapshot_payload(
             self.info(conn.user_id), conn.seat, view, pace.deadline, pace.round_break
         )
 
-    def _updates(self, step: Step, seats: set[int | None]) -> dict[int | None, str]:
-        """A durable step as each of ``seats`` sees it, with the seat's view of the table
-        now (the engine builds the views' common part once): one text per seat."""
-        views = self._engine.views(self._match.state, seats)
+    def _updates(self, step: Step, before: Any, seats: set[int | None]) -> dict[int | None, str]:
+        """A durable step as each of ``seats`` sees it: its events and what changed in
+        the seat's view since the one it was shown at ``before`` (the state before the
+        step), or its whole view when it was shown none there (view_changes.py). Seats
+        that see the same events and the same changes share one text: usually one for
+        the seat that moved, one for the seat to move next and one for everyone else."""
+        state = self._match.state
+        views = self._engine.views(state, seats | {None})  # the spectators': the public part
+        shown = self._shown if self._shown_of is before else {}
+        diffs = diff_views(views, shown)
+        self._shown, self._shown_of = views, state
         seq, deadline, pause = self._match.seq, self._pace.deadline, self._pace.round_break
-        return {
-            seat: _text(
-                "update",
-                seq,
-                update_payload(
-                    [event.for_seat(seat) for event in step.events], step.by, view, deadline, pause
-                ),
-            )
-            for seat, view in views.items()
-        }
+        texts: dict[int | None, str] = {}
+        shared: dict[tuple[Any, ...], str] = {}
+        for seat in seats:
+            diff = diffs[seat]
+            private = tuple(e.seat == seat and e.private is not None for e in step.events)
+            # the same changes object (the spectators'), the same events: the same text
+            key = (private, seat if diff is None else id(diff))
+            text = shared.get(key)
+            if text is None:
+                events = [event.for_seat(seat) for event in step.events]
+                whole = views[seat] if diff is None else None
+                payload = update_payload(
+                    events, step.by, view=whole, changes=diff, deadline=deadline, pause=pause
+                )
+                text = shared[key] = _text("update", seq, payload)
+            texts[seat] = text
+        return texts
+
+    def _shows(self, seat: int | None, view: dict[str, Any]) -> None:
+        """A snapshot showed ``seat`` the view of the state now: the next step's changes
+        for that seat are counted from it (and from the spectators' view of the same
+        state, the public part)."""
+        state = self._match.state
+        if self._shown_of is not state:
+            self._shown, self._shown_of = {}, state
+        self._shown[seat] = view
+        if None not in self._shown:
+            self._shown[None] = self._engine.view(state, None)
 
     # --- connections coming and going ----------------------------------------------------
 
@@ -257,7 +289,7 @@ class Audience:
             conn.send(message("snapshot", seq, snapshot))
             return
         updates = [
-            update_payload([event.for_seat(conn.seat) for event in step.events], step.by, None)
+            update_payload([event.for_seat(conn.seat) for event in step.events], step.by)
             for step in missed
         ]
         conn.send(message("resume", seq, resume_payload(updates, snapshot)))
@@ -355,25 +387,27 @@ class Audience:
         for conn in list(self.connections):
             conn.send(message("snapshot", self._match.seq, self.snapshot(conn)))
 
-    def publish(self, step: Step) -> None:
-        """Send a durable step: one JSON text per seat (spectators share one), not per
-        connection."""
+    def publish(self, step: Step, before: Any) -> None:
+        """Send a durable step, ``before`` the state it was played from: one JSON text
+        per audience (seats that see the same share one), not per connection."""
         receivers: list[Connection] = []
+        pictured: list[Connection] = []  # shown the table whole instead
         for conn in list(self.connections):
             if self.follow(conn):  # re-seated: a whole new picture, not a step
-                conn.send(message("snapshot", self._match.seq, self.snapshot(conn)))
+                pictured.append(conn)
             elif conn.seat is None and self.spectator_delay:
                 # A delayed table's spectator gets no step: nothing while a round is
                 # played, and the table as it is (a snapshot) when the round is over.
                 if not self.held_back(None):
-                    conn.send(message("snapshot", self._match.seq, self.snapshot(conn)))
+                    pictured.append(conn)
             else:
                 receivers.append(conn)
-        if not receivers:
-            return
-        texts = self._updates(step, {conn.seat for conn in receivers})
-        for conn in receivers:
-            conn.send_text(texts[conn.seat])
+        if receivers:  # first, while the views shown are those of ``before``
+            texts = self._updates(step, before, {conn.seat for conn in receivers})
+            for conn in receivers:
+                conn.send_text(texts[conn.seat])
+        for conn in pictured:
+            conn.send(message("snapshot", self._match.seq, self.snapshot(conn)))
 
     def react(self, conn: Connection, reaction: str) -> None:
         """Pass a preset reaction on to the table, at most one per connection a second."""

@@ -84,13 +84,16 @@ class Match:
         self.tally = PlayTally()
         self.recent.clear()
 
-    def adopt(self, step: Step, state: Any) -> None:
-        """A durable step: its seq is the table's, its state the match's."""
+    def adopt(self, step: Step, state: Any) -> Any:
+        """A durable step: its seq is the table's, its state the match's. Returns the
+        state it was played from (an update says what changed since)."""
+        before = self.state
         self.seq = step.seq
         self.state = state
         self.actions.append(step.action)
         self.recent.append(step)
         self.tally.count(step.by, step.seat, ends_round=step.ends_round)
+        return before
 
     def finish(self) -> None:
         """The match's last step is adopted: the table is finished."""

@@ -130,15 +130,22 @@ def snapshot_payload(
 def update_payload(
     events: list[dict[str, Any]],
     by: str,
+    *,
     view: dict[str, Any] | None = None,
+    changes: tuple[dict[str, Any], list[str]] | None = None,
     deadline: float | None = None,
     pause: Pause | None = None,
 ) -> dict[str, Any]:
     """The payload of an ``update`` (``Update``): a step's events as one seat sees
-    them; ``view``, ``deadline`` and ``pause`` are the table's now (none in a resume's
-    older steps)."""
+    them, with what changed in that seat's view (``changes``: the changed fields and
+    the gone ones) or, for a seat shown no view before, the whole ``view``;
+    ``deadline`` and ``pause`` are the table's now. A resume's older steps have the
+    events alone."""
+    changed, gone = changes if changes is not None else (None, [])
     return {
         "events": events,
+        "changes": changed,
+        "gone": gone,
         "view": view,
         "deadline": deadline,
         "by": by,

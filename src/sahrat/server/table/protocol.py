@@ -11,7 +11,7 @@ each naming the model here that documents it; what goes in a view is the engine'
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +35,15 @@ class Command(BaseModel):
         description='an engine action without its seat, e.g. {"type": "discard", '
         '"card": "7H"} (docs/game-record.md)'
     )
+
+
+class CommandFields(Protocol):
+    """What the table reads of a valid command: this model's fields, as the socket's
+    decoder (``socket/decode.py``) gives them in its own struct."""
+
+    cid: str
+    seq: int
+    action: dict[str, Any]
 
 
 REACTIONS = ("hello", "good_game", "well_played", "thanks", "oops", "hurry", "wow", "laugh")
@@ -133,6 +142,14 @@ class Rematch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     type: Literal["rematch"]
+
+
+class Resync(BaseModel):
+    """Send me the table whole: a ``snapshot`` (a client that distrusts its view)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["resync"]
 
 
 class Continue(BaseModel):
@@ -255,12 +272,23 @@ class BreakInfo(BaseModel):
 
 
 class Update(BaseModel):
-    """An accepted step: what happened, as this seat may see it, and the new view."""
+    """An accepted step: what happened, as this seat may see it, and what it changed in
+    the seat's view (docs/protocol.md, "Updates")."""
 
     events: list[dict[str, Any]]
+    changes: dict[str, Any] | None = Field(
+        description="the view's fields the step changed, with their new values: lay them "
+        "over the view you hold (null inside a resume's missed list, and when `view` is "
+        "sent whole)"
+    )
+    gone: list[str] = Field(
+        description="the view's fields no longer in it (e.g. drawn and simple_actions once "
+        "the turn has passed): remove them"
+    )
     view: dict[str, Any] | None = Field(
-        description="the engine's view after the step (null inside a resume's missed list; "
-        "the resume's snapshot has the current view)"
+        description="the whole view after the step, sent instead of changes when this "
+        "connection's seat was shown no view at the step's start (rare: it replaces "
+        "the view you hold); null otherwise"
     )
     deadline: float | None
     by: Literal["player", "timer", "bot"]

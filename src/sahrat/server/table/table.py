@@ -38,7 +38,7 @@ from sahrat.server.table.match import Match
 from sahrat.server.table.messages import accepted, message, refusal
 from sahrat.server.table.moves import MakeSteps, Position, Step, Steps
 from sahrat.server.table.pace import Pace
-from sahrat.server.table.protocol import Command
+from sahrat.server.table.protocol import CommandFields
 from sahrat.server.table.seating import Seating
 from sahrat.server.table.services import TableServices
 from sahrat.store.log import Append
@@ -189,7 +189,7 @@ class Table:
 
     # --- the move: command → checks → engine → durable log → updates --------------------
 
-    async def command(self, conn: Connection, command: Command) -> None:
+    async def command(self, conn: Connection, command: CommandFields) -> None:
         """Answer one command: exactly one reply, after any update it caused."""
         started = time.perf_counter()
         async with self.lock:
@@ -215,7 +215,7 @@ class Table:
         (metrics.COMMANDS.labels(problem["code"]) if problem else metrics.COMMANDS_OK).inc()
         metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
 
-    async def _command(self, conn: Connection, command: Command) -> dict[str, Any]:
+    async def _command(self, conn: Connection, command: CommandFields) -> dict[str, Any]:
         """Check a command, play it through the engine, and commit the step."""
         cid = command.cid
         if self.audience.follow(conn):  # cannot happen while every seating change re-seats
@@ -258,7 +258,7 @@ class Table:
         self.match.remember(seat, cid, reply)
         return reply
 
-    def _play(self, seat: int, command: Command) -> tuple[Step, Any] | dict[str, Any]:
+    def _play(self, seat: int, command: CommandFields) -> tuple[Step, Any] | dict[str, Any]:
         """The engine's answer to a command: its step and the state it leads to, or a
         refusal. A malformed action is the engine's ``bad_action`` (a ``RuleError``);
         anything else the engine raises is a bug, logged and answered ``server_error``."""
@@ -302,8 +302,8 @@ class Table:
         )
         self.pace.adopt(plan)
         for step, state in steps:
-            self.match.adopt(step, state)
-            self.audience.publish(step)
+            before = self.match.adopt(step, state)
+            self.audience.publish(step, before)
         if over:
             ending.ended(self, rated)
         else:
