@@ -339,7 +339,8 @@ def play_checked(
 
 
 # Many melds at once on the table the page shows (its own drawing of a view it is given
-# as an update: the server's next update puts the real table back).
+# as the next update: the server's next update then does not follow it, and the page
+# asks for the table whole, a resync, which puts the real table back).
 MANY_MELDS = [
     ["AS", "2S", "3S", "4S"],
     ["7H", "7D", "7C"],
@@ -363,7 +364,7 @@ def show_many_melds(page: Any) -> None:
           v.melds = melds.map((cards, i) => ({ id: 900 + i, owner: i % n, kind: 'run', cards,
             joker_for: cards.includes('JK') ? ['5D'] : [] }));
           v.opened = v.opened.map(() => true);
-          window.sahratConn.handlers.message({ type: 'update', seq: s.info.seq,
+          window.sahratConn.handlers.message({ type: 'update', seq: s.info.seq + 1,
             payload: { events: [], view: v, deadline: s.deadline, by: 'player' } });
         }""",
         MANY_MELDS,
@@ -576,7 +577,7 @@ RINGS = """async () => {
   for (let k = 0; k < s.view.hand_counts.length; k++) {
     const v = JSON.parse(JSON.stringify(s.view));
     v.turn = k;
-    window.sahratConn.handlers.message({ type: 'update', seq: s.info.seq,
+    window.sahratConn.handlers.message({ type: 'update', seq: s.info.seq + 1,
       payload: { events: [], view: v, deadline: s.deadline, by: 'player' } });
     const ring = document.querySelector(`.seat[data-seat="${k}"] .ring-timer`);
     const seat = document.querySelector(`.seat[data-seat="${k}"]`);
@@ -610,7 +611,7 @@ def nine_buttons(page: Any, size: str) -> None:
           v.phase = 'play';
           v.simple_actions = [{ type: 'commit' }, { type: 'claim_redeal' }, { type: 'end_turn' },
             ...v.hand.map((card) => ({ type: 'discard', card }))];
-          window.sahratConn.handlers.message({ type: 'update', seq: s.info.seq,
+          window.sahratConn.handlers.message({ type: 'update', seq: s.info.seq + 1,
             payload: { events: [], view: v, deadline: s.deadline, by: 'player' } });
         }"""
     )
