@@ -20,6 +20,7 @@ In the same run it measures two peers at the same N:
 
 * ``peer_uvicorn.py`` (``--only uvicorn``, also spelt ``peer``): a bare uvicorn
   ASGI WebSocket ping-pong, driven by the same load client;
+* ``peer_picows.py`` (``--only picows``): the same ping-pong on a bare picows server;
 * boardgame.io 0.50.2 (``--only boardgameio``): a two-player turn game
   (``peer_boardgameio/game.js``, each move lays a card on a pile and ends the
   turn) on boardgame.io's own server, state in memory (nothing written to
@@ -41,6 +42,11 @@ pinned), errors.
     .venv/bin/python bench/bench_server.py                 # everything, 3 runs
     .venv/bin/python bench/bench_server.py --runs 1 --only conquian --n 100
     .venv/bin/python bench/bench_server.py --only conquian,boardgameio,uvicorn --n 100
+    .venv/bin/python bench/bench_server.py --only conquian --db sqlite --socket uvicorn,picows
+
+``--socket picows`` starts each Sahrat server with ``SAHRAT_SOCKET_PORT`` and opens the
+load's table sockets there (REST still on uvicorn's port; the rows named ``…_picows``);
+the default, ``uvicorn``, opens them on uvicorn's port, as before.
 """
 
 from __future__ import annotations
@@ -87,7 +93,8 @@ TARGET_P99_MS = 25.0
 BGIO_DIR = HERE / "peer_boardgameio"
 BGIO_GAME = "pile"  # the name of the game in peer_boardgameio/game.js
 BGIO_READY_PATH = "/socket.io/?EIO=4&transport=polling"  # the Lobby API is not served
-ONLY = ("conquian", "konkan", "peer", "uvicorn", "boardgameio")
+ONLY = ("conquian", "konkan", "peer", "uvicorn", "picows", "boardgameio")
+UVICORN_PEER = "peer_uvicorn.py"
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,8 @@ class Scenario:
     processes: int = 1  # server processes (more than one: a cluster through Redis)
     spread: str = "sticky"  # cluster: "sticky" (a table's seats on its owner) or "cross"
     after_match: str = "rematch"  # Sahrat: "rematch" at the same table, or "new_table"
+    socket: str = "uvicorn"  # Sahrat: table sockets on uvicorn's port, or "picows"'s
+    peer_script: str = UVICORN_PEER  # a bare peer: the script that serves it
 
 
 @dataclass
@@ -300,11 +309,12 @@ def _spawn(cmd: list[str], env: dict[str, str], workdir: Path, log: Any) -> Any:
 
 
 def _start_servers(
-    scenario: Scenario, ports: list[int], workdir: Path, log: Any
+    scenario: Scenario, ports: list[int], workdir: Path, log: Any, socket_ports: list[int]
 ) -> tuple[list[Any], Any]:
     """Start the server(s) under test; returns (processes, cleanup). Several Sahrat
     processes form a cluster on one PostgreSQL database and the local Redis, all
-    pinned to the server core: the same CPU budget as one process."""
+    pinned to the server core: the same CPU budget as one process. With
+    ``socket_ports``, each process serves its table sockets on its own one too."""
     env = dict(os.environ)
     env.pop("SAHRAT_TURN_SECONDS_OVERRIDE", None)
     python = str(Path(sys.executable))
@@ -315,7 +325,7 @@ def _start_servers(
         _wait_ready(ports[0], BGIO_READY_PATH, proc)
         return [proc], lambda: None
     if scenario.kind == "peer":
-        cmd = [python, str(HERE / "peer_uvicorn.py"), "--port", str(ports[0])]
+        cmd = [python, str(HERE / scenario.peer_script), "--port", str(ports[0])]
         proc = _spawn(cmd, env, workdir, log)
         _wait_ready(ports[0], "/", proc)
         return [proc], lambda: None
@@ -348,10 +358,13 @@ def _start_servers(
     sahrat = os.environ.get("SAHRAT_BENCH_SERVE_CMD", str(Path(sys.executable).with_name("sahrat")))
     procs: list[Any] = []
     try:
-        for port in ports:
+        for index, port in enumerate(ports):
             cmd = [*sahrat.split(), "serve", "--host", "127.0.0.1", "--port", str(port)]
             cmd += ["--log-level", "warning"]
-            procs.append(_spawn(cmd, env, workdir, log))
+            own = dict(env)
+            if socket_ports:
+                own["SAHRAT_SOCKET_PORT"] = str(socket_ports[index])
+            procs.append(_spawn(cmd, own, workdir, log))
             _wait_ready(port, "/readyz", procs[-1])
     except Exception:
         for proc in procs:
@@ -364,14 +377,16 @@ def _start_servers(
 def run_scenario(scenario: Scenario, procs: int, warmup: float, duration: float) -> Result:
     workdir = Path(tempfile.mkdtemp(prefix="sahrat_bench_"))
     ports = [_free_port() for _ in range(scenario.processes)]
+    picows = scenario.kind == "sahrat" and scenario.socket == "picows"
+    socket_ports = [_free_port() for _ in ports] if picows else []
     log_path = workdir / "server.log"
     with open(log_path, "wb") as log:
-        servers, cleanup = _start_servers(scenario, ports, workdir, log)
+        servers, cleanup = _start_servers(scenario, ports, workdir, log, socket_ports)
         try:
             server_pids = [p.pid for p in servers]
             if scenario.kind == "boardgameio":
                 return _drive_node(scenario, ports[0], server_pids, warmup, duration)
-            return _drive(scenario, ports, server_pids, procs, warmup, duration)
+            return _drive(scenario, ports, server_pids, procs, warmup, duration, socket_ports)
         except Exception:
             print(f"server log: {log_path}", file=sys.stderr)
             raise
@@ -390,6 +405,7 @@ def _drive(
     procs: int,
     warmup: float,
     duration: float,
+    socket_ports: list[int],
 ) -> Result:
     ctx = multiprocessing.get_context("spawn")
     procs = max(1, min(procs, scenario.n))
@@ -409,6 +425,7 @@ def _drive(
             worker=index,
             core=CLIENT_CORE,
             after_match=scenario.after_match,
+            socket_ports=tuple(socket_ports),
         )
         process = ctx.Process(target=run_worker, args=(cfg, child), daemon=True)
         process.start()
@@ -608,6 +625,11 @@ def scenarios(
                         out.append(Scenario(name, "sahrat", "conquian", 2, n, db, count, spread))
         if "peer" in only:
             out.append(Scenario("asgi_pingpong_2seats", "peer", "conquian", 2, n))
+        if "picows" in only:
+            picows = "peer_picows.py"
+            out.append(
+                Scenario("picows_pingpong_2seats", "peer", "conquian", 2, n, peer_script=picows)
+            )
         if "boardgameio" in only:
             out.append(Scenario("boardgameio_0.50.2_memory", "boardgameio", BGIO_GAME, 2, n))
     if "konkan" in only and 100 in ns:
@@ -629,6 +651,20 @@ def with_after_match(todo: list[Scenario], after: list[str]) -> list[Scenario]:
         for way in after:
             suffix = "" if way == "rematch" else "_newtables"
             out.append(replace(scenario, name=scenario.name + suffix, after_match=way))
+    return out
+
+
+def with_sockets(todo: list[Scenario], sockets: list[str]) -> list[Scenario]:
+    """Each Sahrat scenario once per server of its table sockets (``_picows`` in the
+    name of the variant whose clients open them on ``SAHRAT_SOCKET_PORT``)."""
+    out: list[Scenario] = []
+    for scenario in todo:
+        if scenario.kind != "sahrat":
+            out.append(scenario)
+            continue
+        for socket_server in sockets:
+            suffix = "" if socket_server == "uvicorn" else f"_{socket_server}"
+            out.append(replace(scenario, name=scenario.name + suffix, socket=socket_server))
     return out
 
 
@@ -659,7 +695,13 @@ def main() -> int:
     parser.add_argument(
         "--only",
         default="conquian,konkan,peer,boardgameio",
-        help="comma-separated: conquian, konkan, peer (also spelt uvicorn), boardgameio",
+        help="comma-separated: conquian, konkan, peer (also spelt uvicorn), picows, boardgameio",
+    )
+    parser.add_argument(
+        "--socket",
+        default="uvicorn",
+        help="Sahrat, comma-separated: where the load's table sockets open: uvicorn (its "
+        "port) and/or picows (SAHRAT_SOCKET_PORT, the rows named …_picows)",
     )
     parser.add_argument(
         "--processes",
@@ -710,6 +752,10 @@ def main() -> int:
     if any(x not in ("rematch", "new_table") for x in after):
         parser.error("--after-match: choose from rematch, new_table")
     todo = with_after_match(todo, after)
+    sockets = [x.strip() for x in args.socket.split(",")]
+    if any(x not in ("uvicorn", "picows") for x in sockets):
+        parser.error("--socket: choose from uvicorn, picows")
+    todo = with_sockets(todo, sockets)
     if any(s.kind == "boardgameio" for s in todo):
         try:
             install_boardgameio()  # before any run, so no install is timed
@@ -763,7 +809,7 @@ def main() -> int:
     peers = {
         (s.players, s.n): statistics.median(r.moves_s for r in rs)
         for s, rs in results.items()
-        if s.kind == "peer"
+        if s.kind == "peer" and s.peer_script == UVICORN_PEER
     }
     bgio = {
         s.n: statistics.median(r.moves_s for r in rs)

@@ -59,6 +59,16 @@ class WorkerConfig:
     # After a match: "rematch" (every seat asks for another at the same table, over its
     # socket, as players who stay do) or "new_table" (a new table over REST, new sockets).
     after_match: str = "new_table"
+    # The table-socket port of each of ``ports`` (SAHRAT_SOCKET_PORT), in the same order;
+    # empty: the sockets open on the REST port, as the tables were made.
+    socket_ports: tuple[int, ...] = ()
+
+    def socket_port(self, port: int) -> int:
+        """Where a socket to the server on ``port`` opens."""
+        if not self.socket_ports:
+            return port
+        ports = self.ports or (self.port,)
+        return self.socket_ports[ports.index(port)]
 
 
 @dataclass
@@ -436,7 +446,7 @@ class SahratTable:
             r.raise_for_status()
             await open_socket(
                 cfg.host,
-                port,
+                cfg.socket_port(port),
                 f"/ws/tables/{self.id}?ticket={r.json()['ticket']}",
                 seat.on_text,
                 seat.on_close,

@@ -27,6 +27,13 @@ class Settings(BaseSettings):
     )
     host: str = Field(default="127.0.0.1", alias="SAHRAT_HOST")
     port: int = Field(default=8000, alias="SAHRAT_PORT")
+    socket_port: int | None = Field(
+        default=None,
+        alias="SAHRAT_SOCKET_PORT",
+        description="if set, the table sockets (/ws/tables/{id}) are also served on this "
+        "port of SAHRAT_HOST by a leaner WebSocket server in the same process (a reverse "
+        "proxy sends /ws/ there); the main port keeps serving them too",
+    )
     grace_seconds: float = Field(
         default=60.0,
         alias="SAHRAT_GRACE_SECONDS",

@@ -89,12 +89,24 @@ MACHINE_SPEED = {
 class ServerProcess:
     """One ``sahrat serve`` subprocess on a database; start, SIGKILL, start again."""
 
-    def __init__(self, database_url: str, log_dir: Path, env: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        database_url: str,
+        log_dir: Path,
+        env: Mapping[str, str] | None = None,
+        *,
+        socket_port: bool = False,
+    ):
+        """``socket_port``: the server also serves its table sockets on a port of their
+        own (``SAHRAT_SOCKET_PORT``, a free one at each start), and the clients' URLs
+        (``ws_url``) go there."""
         self.database_url = database_url
         self.log_dir = log_dir
         self.extra_env = dict(env or {})
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
+        self.own_socket_port = socket_port
+        self.socket_port: int | None = None
         self.starts = 0
         self.log_path = log_dir / "server-0.log"
 
@@ -121,7 +133,7 @@ class ServerProcess:
         query = {"ticket": ticket.json()["ticket"]} if ticket.status_code == 200 else {}
         if since is not None:
             query["since"] = str(since)
-        url = f"ws://127.0.0.1:{self.port}/ws/tables/{table_id}"
+        url = f"ws://127.0.0.1:{self.socket_port or self.port}/ws/tables/{table_id}"
         return f"{url}?{urlencode(query)}" if query else url
 
     def start(self, port: int | None = None) -> ServerProcess:
@@ -134,6 +146,9 @@ class ServerProcess:
         problems = []
         for attempt in range(3):  # a port picked free can be taken before uvicorn binds it
             self.port = port if port is not None and attempt == 0 else free_port()
+            if self.own_socket_port:
+                self.socket_port = free_port()
+                env["SAHRAT_SOCKET_PORT"] = str(self.socket_port)
             self.starts += 1
             self.log_path = self.log_dir / f"server-{self.starts}.log"
             with open(self.log_path, "wb") as out:

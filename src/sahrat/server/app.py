@@ -3,7 +3,8 @@
 At start-up the database is migrated (Alembic, unless a one-off ``sahrat
 migrate`` does it), then the hub reloads every unfinished table from its
 event log (or, in a cluster, joins the others and takes the tables nobody
-serves).
+serves). With ``SAHRAT_SOCKET_PORT`` the table sockets are served on that port too,
+in the same loop (``socket/picows_server.py``).
 
 ``/metrics`` serves Prometheus metrics to whoever may read them: with
 ``SAHRAT_METRICS_PORT`` only on that port (of ``SAHRAT_METRICS_HOST``, loopback
@@ -63,6 +64,7 @@ from sahrat.server.migrate import migrate
 from sahrat.server.rated_seats import seat_from_queue
 from sahrat.server.socket import ws
 from sahrat.server.socket.dispatch import handle_text
+from sahrat.server.socket.picows_server import start_socket_server
 from sahrat.server.tournaments.runner import Runner
 from sahrat.server.tournaments.service import Tournaments
 from sahrat.settings import Settings, get_settings
@@ -116,12 +118,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.freeze()
         gc.set_threshold(20_000, 50, 50)
         app.state.hub = hub
+        # The table sockets on a port of their own too, in this loop (picows_server.py).
+        socket_server = (
+            await start_socket_server(hub, settings.host, settings.socket_port)
+            if settings.socket_port is not None
+            else None
+        )
         metrics.watch_event_loop()  # the event loop's lag, at /metrics
         app.state.ready = True
         try:
             yield
         finally:
             app.state.ready = False
+            if socket_server is not None:
+                await socket_server.stop()
             if metrics_server is not None:
                 metrics_server.shutdown()
             await runner.stop()

@@ -12,6 +12,12 @@ ticket and the message size and passes text both ways. Close code 4503 asks
 the client to reconnect (with ``since``): the table moved, or updates were
 missed.
 
+The checks and the serving loop (:func:`serve`) know a socket only as a
+:class:`SocketIO`: its query and headers, receive, send text, close. Two transports
+serve it: uvicorn's, here (the route below), and, with ``SAHRAT_SOCKET_PORT``, the
+socket port's (``picows_server.py``). Whichever it is, a client sees the same close
+codes, reasons and answers.
+
 A table socket's messages skip the framework's per-message layers: ``SocketChannels``,
 the outermost middleware, hands the endpoint the server's own ASGI ``receive`` and
 ``send``, and text frames go through them directly (the framework's ``WebSocket`` still
@@ -32,13 +38,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Protocol
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocketState
 
 from sahrat.server import metrics
@@ -46,6 +52,7 @@ from sahrat.server.edge import origin_allowed  # one rule for pages' sockets and
 from sahrat.server.errors import socket_close
 from sahrat.server.hub import Hub
 from sahrat.server.limits import ConnectionLimit
+from sahrat.server.socket.decode import cid_of
 from sahrat.server.socket.dispatch import handle_text, refuse
 from sahrat.server.table.connection import Connection
 from sahrat.server.table.errors import TableError
@@ -58,6 +65,20 @@ log = logging.getLogger("sahrat.ws")
 router = APIRouter()
 
 CHANNELS = "sahrat.channels"  # the scope key of the server's own receive and send
+
+
+class SocketIO(Protocol):
+    """A table socket as :func:`serve` uses it, whichever server carries it."""
+
+    @property
+    def query(self) -> Mapping[str, str]: ...  # the URL's query (the last of a repeated name)
+    @property
+    def headers(self) -> Mapping[str, str]: ...  # the request's headers, any case
+
+    async def accept(self) -> None: ...  # before any close: a close code needs an open socket
+    async def receive(self) -> str | bytes | None: ...  # a message; None: the client left
+    async def send_text(self, text: str) -> None: ...  # waits while the client reads slowly
+    async def close(self, code: int, reason: str) -> None: ...
 
 
 class SocketChannels:
@@ -74,20 +95,28 @@ class SocketChannels:
 
 
 class Channels:
-    """A socket's text frames in and out: through the server's own ASGI callables when
-    ``SocketChannels`` gave them, else through the framework's ``WebSocket``."""
+    """uvicorn's socket as a :class:`SocketIO`: text frames through the server's own ASGI
+    callables when ``SocketChannels`` gave them, else through the framework's
+    ``WebSocket``, which also accepts and closes it."""
 
     def __init__(self, websocket: WebSocket) -> None:
         self.websocket = websocket
+        self.query = websocket.query_params
+        self.headers = websocket.headers
         own: tuple[Receive, Send] | None = websocket.scope.get(CHANNELS)
         self._receive: Receive = own[0] if own else websocket.receive
         self._send: Send = own[1] if own else websocket.send
 
-    async def receive(self) -> Message:
-        message: Message = await self._receive()
+    async def accept(self) -> None:
+        await self.websocket.accept()
+
+    async def receive(self) -> str | bytes | None:
+        message = await self._receive()
         if message["type"] == "websocket.disconnect":  # as the framework keeps it
             self.websocket.client_state = WebSocketState.DISCONNECTED
-        return message
+            return None
+        text: str | None = message.get("text")
+        return text if text is not None else message.get("bytes") or b""
 
     async def send_text(self, text: str) -> None:
         await self._send({"type": "websocket.send", "text": text})
@@ -98,54 +127,59 @@ class Channels:
 
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
-    hub: Hub = websocket.app.state.hub
-    ticket = websocket.query_params.get("ticket", "")
-    since_text = websocket.query_params.get("since")
-    origin = websocket.headers.get("origin")
-    if not origin_allowed(origin, websocket.headers.get("host"), hub.settings.allowed_origins):
-        await websocket.accept()  # closing before accept is an HTTP 403, not our close code
-        await websocket.close(code=4403, reason=f"pages from {origin} may not play here")
+    await serve(Channels(websocket), websocket.app.state.hub, table_id)
+
+
+async def _refuse_socket(io: SocketIO, code: int, reason: str) -> None:
+    await io.accept()  # closing before accept is an HTTP 403, not our close code
+    await io.close(code, reason)
+
+
+async def serve(io: SocketIO, hub: Hub, table_id: int) -> None:
+    """One table socket, from its checks to its end, over any transport."""
+    query = io.query
+    ticket = query.get("ticket", "")
+    since_text = query.get("since")
+    origin = io.headers.get("origin")
+    if not origin_allowed(origin, io.headers.get("host"), hub.settings.allowed_origins):
+        await _refuse_socket(io, 4403, f"pages from {origin} may not play here")
         return
     if not 1 <= table_id <= MAX_TABLE_ID:  # as REST's TableId: never a database error
-        await websocket.accept()
-        await websocket.close(code=4404, reason=f"there is no table {table_id}")
+        await _refuse_socket(io, 4404, f"there is no table {table_id}")
         return
-    if "token" in websocket.query_params:  # a long-lived secret in a URL: never
-        await websocket.accept()
-        await websocket.close(
-            code=4401,
-            reason="tokens are not taken in URLs: POST /api/tables/{id}/ticket with the "
+    if "token" in query:  # a long-lived secret in a URL: never
+        await _refuse_socket(
+            io,
+            4401,
+            "tokens are not taken in URLs: POST /api/tables/{id}/ticket with the "
             "token, then connect with ?ticket=",
         )
         return
     async with hub.sessions() as session:
         found = await redeem_ticket(session, ticket, table_id) if ticket else None
     if found is None:
-        await websocket.accept()
-        await websocket.close(
-            code=4401,
-            reason="unknown, used or expired ticket (POST /api/tables/{id}/ticket)",
+        await _refuse_socket(
+            io, 4401, "unknown, used or expired ticket (POST /api/tables/{id}/ticket)"
         )
         return
     user, expires, digest = found  # digest: of the token behind the ticket
     try:
         where = await hub.locate(table_id)
-        if not await _may_see(hub, where, table_id, user.id, websocket.query_params.get("invite")):
+        if not await _may_see(hub, where, table_id, user.id, query.get("invite")):
             raise TableError("no_such_table", f"there is no open table {table_id}")
     except TableError as error:
-        await websocket.accept()
-        await websocket.close(code=socket_close(error.code), reason=error.message)
+        await _refuse_socket(io, socket_close(error.code), error.message)
         return
     since = (
         int(since_text)
         if since_text and since_text.isascii() and since_text.isdigit() and len(since_text) < 19
         else None
     )
-    await websocket.accept()
+    await io.accept()
     here = where if isinstance(where, Table) else None  # elsewhere: its owner counts spectators
     refusal = hub.sockets.refusal(user.id, here)  # checked and counted with no await between
     if refusal is not None:
-        await websocket.close(code=refusal[0], reason=refusal[1])
+        await io.close(refusal[0], refusal[1])
         return
     hub.sockets.opened(user.id)
     hub.remember_name(user.id, user.name)
@@ -157,9 +191,9 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     )
     try:
         if isinstance(where, Table):
-            await _serve_local(websocket, hub, where, conn, since)
+            await _serve_local(io, hub, where, conn, since)
         else:
-            await _serve_forwarded(websocket, hub, table_id, where, conn, user.name, since)
+            await _serve_forwarded(io, hub, table_id, where, conn, user.name, since)
     finally:
         expiry.cancel()
         hub.sockets.untrack(digest, conn)
@@ -178,14 +212,13 @@ async def _may_see(
 
 
 async def _serve_local(
-    websocket: WebSocket, hub: Hub, table: Table, conn: Connection, since: int | None
+    io: SocketIO, hub: Hub, table: Table, conn: Connection, since: int | None
 ) -> None:
-    channels = Channels(websocket)
-    sender = asyncio.create_task(_send_loop(channels, conn))
-    conn.direct = channels.send_text
+    sender = asyncio.create_task(_send_loop(io, conn))
+    conn.direct = io.send_text
     table.connect(conn, since)
     try:
-        async for text in _texts(channels, conn, hub, lambda: table.seq):
+        async for text in _texts(io, conn, hub, lambda: table.seq):
             await handle_text(table, conn, text)
     finally:
         table.disconnect(conn)
@@ -193,7 +226,7 @@ async def _serve_local(
 
 
 async def _serve_forwarded(
-    websocket: WebSocket,
+    io: SocketIO,
     hub: Hub,
     table_id: int,
     owner: str,
@@ -201,11 +234,10 @@ async def _serve_forwarded(
     name: str,
     since: int | None,
 ) -> None:
-    channels = Channels(websocket)
-    sender = asyncio.create_task(_send_loop(channels, conn))
+    sender = asyncio.create_task(_send_loop(io, conn))
     link = hub.placement.attach(table_id, owner, conn, name, since)
     try:
-        async for text in _texts(channels, conn, hub, lambda: link.last_seq or 0):
+        async for text in _texts(io, conn, hub, lambda: link.last_seq or 0):
             hub.placement.forward(link, text)
     finally:
         hub.placement.unlink(link)
@@ -214,7 +246,7 @@ async def _serve_forwarded(
 
 
 async def _texts(
-    channels: Channels, conn: Connection, hub: Hub, current: Callable[[], int]
+    io: SocketIO, conn: Connection, hub: Hub, current: Callable[[], int]
 ) -> AsyncIterator[str]:
     """The client's text messages; binary, oversized and too frequent ones are
     answered here (``current`` gives the table's seq as this process knows it)."""
@@ -222,13 +254,13 @@ async def _texts(
     rate = hub.limits.connection(conn.user_id)
     try:
         while not conn.closed:
-            message = await channels.receive()
-            if message["type"] == "websocket.disconnect":
+            message = await io.receive()
+            if message is None:
                 return
+            text = message if isinstance(message, str) else None
             if not rate.allow():
-                _refuse(conn, rate, message.get("text"), current())
+                _refuse(conn, rate, text, current())
                 continue
-            text = message.get("text")
             if text is None:
                 conn.send(
                     error_message(current(), "bad_message", "send JSON as text frames, not binary")
@@ -255,16 +287,11 @@ def _refuse(conn: Connection, rate: ConnectionLimit, text: str | None, seq: int)
     if rate.abusive:
         conn.close(4429, "too many messages; slow down before reconnecting")
         return
-    cid = None
-    if text is not None and len(text) < 4096:
-        with contextlib.suppress(ValueError):
-            data = json.loads(text)
-            if isinstance(data, dict) and data.get("type") == "command":
-                cid = data.get("cid") if isinstance(data.get("cid"), str) else None
+    cid = cid_of(text) if text is not None and len(text) < 4096 else None
     refuse(conn, seq, cid, "rate_limited", "too many messages; slow down")
 
 
-async def _send_loop(channels: Channels, conn: Connection) -> None:
+async def _send_loop(io: SocketIO, conn: Connection) -> None:
     try:
         while True:
             message = await conn.outbox.get()
@@ -272,7 +299,7 @@ async def _send_loop(channels: Channels, conn: Connection) -> None:
                 break
             conn.sending = True
             if isinstance(message, str):
-                await channels.send_text(message)
+                await io.send_text(message)
             else:
                 await message.finish()
             conn.sending = False
@@ -281,4 +308,4 @@ async def _send_loop(channels: Channels, conn: Connection) -> None:
     finally:
         conn.direct = None
         with contextlib.suppress(RuntimeError):
-            await channels.close(conn.close_code, conn.close_reason)
+            await io.close(conn.close_code, conn.close_reason)
