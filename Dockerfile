@@ -15,7 +15,7 @@ COPY static ./static
 RUN pip install . && useradd --system --home /app sahrat
 USER sahrat
 
-EXPOSE 8000
+EXPOSE 8000 8001
 HEALTHCHECK --interval=5s --timeout=3s --retries=12 \
   CMD python -c "import urllib.request, sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=2).status == 200 else 1)"
 CMD ["sahrat", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -55,10 +55,10 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from local_server import LocalServer
+from local_server import LocalServer, free_port
 
 SRC = Path(__file__).resolve().parent.parent / "src"
-TARGET_MIB = 1024.0
+TARGET_MIB = 600.0  # the target for 10,000 idle sockets on one process
 PER_ACCOUNT = 8  # the default SAHRAT_MAX_SOCKETS_PER_ACCOUNT
 STEP_SECONDS = 60.0  # one REST call or handshake, at most
 SAMPLE_SECONDS = 5.0
@@ -156,7 +156,13 @@ class Holder:
 
 
 async def measure(
-    server: LocalServer, sockets: int, tables: int, concurrency: int, hold: float, deflate: bool
+    server: LocalServer,
+    sockets: int,
+    tables: int,
+    concurrency: int,
+    hold: float,
+    deflate: bool,
+    socket_port: int | None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"rss_ready_mib": round(_mib(server.rss_kib()), 1)}
     accounts = -(-sockets // PER_ACCOUNT)
@@ -184,7 +190,7 @@ async def measure(
             table_id = ids[i % tables]
             got = await _post(http, f"/api/tables/{table_id}/ticket", tokens[i // PER_ACCOUNT])
             query = urlencode({"ticket": got["ticket"]})
-            return f"ws://127.0.0.1:{server.port}/ws/tables/{table_id}?{query}"
+            return f"ws://127.0.0.1:{socket_port or server.port}/ws/tables/{table_id}?{query}"
 
         urls = await _bounded(SETUP_CONCURRENCY, ticket, sockets)
         result["tickets_s"] = round(time.monotonic() - began, 1)
@@ -220,12 +226,18 @@ async def measure(
 
 
 def run_once(
-    sockets: int, tables: int, concurrency: int, hold: float, deflate: bool
+    sockets: int, tables: int, concurrency: int, hold: float, deflate: bool, picows: bool
 ) -> dict[str, Any]:
-    server = LocalServer(SRC, ENV, ("--log-level", "warning"))
+    """One run; ``picows``: the sockets open on the server's socket port
+    (``SAHRAT_SOCKET_PORT``), REST staying on uvicorn's."""
+    socket_port = free_port() if picows else None
+    env = {**ENV, "SAHRAT_SOCKET_PORT": str(socket_port)} if socket_port else ENV
+    server = LocalServer(SRC, env, ("--log-level", "warning"))
     try:
         server.wait_ready()
-        return asyncio.run(measure(server, sockets, tables, concurrency, hold, deflate))
+        return asyncio.run(
+            measure(server, sockets, tables, concurrency, hold, deflate, socket_port)
+        )
     finally:
         server.stop()
 
@@ -261,6 +273,12 @@ def main() -> int:
         default="deflate",
         help="whether the client offers permessage-deflate, as browsers do (deflate)",
     )
+    parser.add_argument(
+        "--socket",
+        choices=("uvicorn", "picows"),
+        default="uvicorn",
+        help="the sockets on uvicorn's port, or on the picows socket port (uvicorn)",
+    )
     parser.add_argument("--json", action="store_true", help="print each run as JSON")
     args = parser.parse_args()
     if min(args.runs, args.sockets, args.tables, args.concurrency) < 1 or args.hold < 0:
@@ -269,7 +287,8 @@ def main() -> int:
     runs = []
     for index in range(args.runs):
         deflate = args.compression == "deflate"
-        run = run_once(args.sockets, args.tables, args.concurrency, args.hold, deflate)
+        picows = args.socket == "picows"
+        run = run_once(args.sockets, args.tables, args.concurrency, args.hold, deflate, picows)
         runs.append(run)
         print(json.dumps(run) if args.json else f"run {index + 1}: {run}", flush=True)
     complete = [r for r in runs if r["opened"] == args.sockets and r["still_open"] == args.sockets]
@@ -277,13 +296,13 @@ def main() -> int:
     met = len(complete) == len(runs) and max(r["rss_peak_mib"] for r in runs) <= TARGET_MIB
     print()
     print(
-        "| sockets (tables), compression | RSS before (MiB) | RSS held (MiB) | RSS peak (MiB) "
-        "| KiB per socket | opening (s) | tickets (s) | complete runs "
+        "| sockets (tables), compression, socket | RSS before (MiB) | RSS held (MiB) "
+        "| RSS peak (MiB) | KiB per socket | opening (s) | tickets (s) | complete runs "
         f"| ≤ {TARGET_MIB:g} MiB | load (1 5 15) |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     print(
-        f"| {args.sockets} ({args.tables}), {args.compression} "
+        f"| {args.sockets} ({args.tables}), {args.compression}, {args.socket} "
         f"| {_spread([r['rss_before_mib'] for r in runs])} "
         f"| {_spread(held)} | {_spread([r['rss_peak_mib'] for r in runs])} "
         f"| {_spread([r['kib_per_socket'] for r in runs], 1)} "

@@ -84,6 +84,14 @@ def test_the_load_balancer_sends_to_every_server_process() -> None:
     assert upstream is not None
     assert sorted(re.findall(r"server (\w+):8000", upstream.group(1))) == apps
     assert "proxy_set_header Upgrade $http_upgrade;" in conf  # WebSockets pass through
+    # the table sockets go to every process's socket port, which each one serves
+    sockets = re.search(r"upstream sahrat_sockets \{(.*?)\}", conf, re.S)
+    assert sockets is not None
+    ports = {services[app]["environment"]["SAHRAT_SOCKET_PORT"] for app in apps}
+    assert ports == {"8001"}
+    assert sorted(re.findall(r"server (\w+):8001", sockets.group(1))) == apps
+    ws = re.search(r"location /ws/ \{(.*?)\}", conf, re.S)
+    assert ws is not None and "proxy_pass http://sahrat_sockets;" in ws.group(1)
     mounted = services["proxy"]["volumes"][0]
     assert mounted.startswith("./deploy/nginx.conf:")
 
