@@ -139,6 +139,8 @@ def test_leak_checker_catches_a_leak() -> None:
     class Fake:
         def __init__(self, messages: list[dict[str, Any]]) -> None:
             self.messages = messages
+            # as WireClient keeps them: the view after each message (these send it whole)
+            self.views = [message["payload"]["view"] for message in messages]
 
     def update(seq: int, viewer: int, hand: list[str], events: list[Any]) -> dict[str, Any]:
         view = {"viewer": viewer, "hand": hand, "melds": [], "face_up": None}
