@@ -144,7 +144,9 @@ class Bus:
                 await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    # typed in some redis releases and not in others: checked either way
+                    closing: Any = pubsub
+                    await closing.aclose()
 
     def receive(self, channel: str, data: bytes) -> None:
         """Act on one batch read from Redis, if a process of this cluster signed it."""
