@@ -18,7 +18,8 @@ layer group                  modules
                              ``edge``, ``errors``, ``limits``, ``logs``, ``metrics``,
                              ``migrate``, ``assets`` ...) and the package itself
 1     ``outside``            what the server is built on: ``store/``, ``rules/``,
-                             ``bots/``, ``ratings/``, ``tournaments/``, ``settings``, ``names``
+                             ``bots/``, ``ratings/``, ``tournaments/``, ``analysis/``,
+                             ``settings``, ``names``
 ===== ====================== =========================================================
 
 So nothing imports ``api/`` but ``app``; ``table/`` never imports the hub, the policy,
@@ -52,7 +53,7 @@ LAYERS = {
 FOLDERS = {"api", "socket", "cluster", "table"}  # server/<folder>/: the folder's group
 # server/<module>.py outside base
 TOP = {"app": "app", "hub": "hub", "policy": "hub", "rated_seats": "hub", "tournaments": "hub"}
-OUTSIDE = {"store", "rules", "bots", "ratings", "settings", "names", "tournaments"}  # sahrat.<name>
+OUTSIDE = {"store", "rules", "bots", "ratings", "settings", "names", "tournaments", "analysis"}
 
 
 def _module_name(path: Path) -> str:

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from sahrat.analysis.command import add_command as add_analyse
 from sahrat.rules.errors import RuleError
 from sahrat.rules.record import GAMES, GameRecord, replay_summary
 
@@ -421,6 +422,8 @@ def build_parser() -> argparse.ArgumentParser:
     are.add_argument("--json", action="store_true", help="print the report as JSON")
     are.add_argument("--progress", action="store_true", help="show a progress bar")
     are.set_defaults(run=_arena)
+
+    add_analyse(commands)
 
     sch = commands.add_parser("schemas", help="write the WebSocket protocol's JSON schemas")
     sch.add_argument("--out", default="docs/schemas", help="folder (default: docs/schemas)")
