@@ -445,6 +445,20 @@ class Settings(BaseSettings):
         description="finished matches replayed through the engine at once for "
         "GET /api/matches/{id}/replay; more are answered 503 with Retry-After",
     )
+    analysis_workers: int = Field(
+        default=1,
+        ge=0,
+        alias="SAHRAT_ANALYSIS_WORKERS",
+        description="worker processes that analyse finished matches (docs/analysis.md), "
+        "a round at a time; 0 analyses in a thread of the server process (for tests)",
+    )
+    analysis_queue: int = Field(
+        default=8,
+        gt=0,
+        alias="SAHRAT_ANALYSIS_QUEUE",
+        description="matches a process holds for analysis, queued and running; more are "
+        "answered 503 analysis_busy with Retry-After",
+    )
     queue_wave_seconds: float = Field(
         default=2.0,
         gt=0,

@@ -6,8 +6,10 @@
 against bots in every other seat (Konkan with 2, 3 and 4 seats, Konkan 71,
 Conquian), and two people at a two-seat table, each with a spectator connected
 and a poller fetching the table over REST meanwhile (with the player's token and
-without). Afterwards the match's game record is replayed through the engine,
-giving the true hidden state after every step: each seat's hand, the stock in
+without) and asking for analyses (``GET`` and ``POST /api/matches/{id}/analysis``) of
+the matches over so far and of the next ids: a match in play has no match row, so its
+own id is a 404 until it is over. Afterwards the match's game record is replayed
+through the engine, giving the true hidden state after every step: each seat's hand, the stock in
 order, Conquian's face-down dead pile, the match seed and the round's secret.
 
 Every message a connection received at seq ``n`` is checked against the state
@@ -16,7 +18,8 @@ in the dead pile (cards face up on the table just before or after the step, and
 the hands a Konkan round end reveals, excepted — with two decks a card's twin
 may be public), carries no ``stock``/``deck``/``dead`` list, and never the seed
 before the match is over nor the current round's secret; a spectator never gets
-a hand. The REST bodies fetched during play name no card at all. The harness's
+a hand. The REST bodies fetched during play name no card at all (an analysis of
+another, finished match excepted: its cards are no secret any more). The harness's
 ``assert_no_leaks`` (hands from the seats' own views) runs on the two-person
 tables too. The people and the spectator chat all along (quick phrases and words): the
 chat messages are scanned as every other message. Results go to
@@ -96,6 +99,7 @@ class Scan:
     messages: int = 0
     chat_messages: int = 0  # of them, chat and chat_history messages
     rest_bodies: int = 0
+    analyses_refused_in_play: int = 0  # a match's own analysis asked for during its play
     steps: int = 0
     leaks: list[str] = field(default_factory=list)
     unreplayable_records: int = 0
@@ -165,6 +169,9 @@ class Match:
         self.spectator: WireClient | None = None
         self.ghosts: list[WireClient] = []  # sockets of players who left before the deal
         self.rest: list[tuple[str, Any]] = []
+        self.match_id = 0  # once it is over
+        self.over: list[int] = []  # the ids of the matches over so far (shared)
+        self.analyses: list[tuple[int, str, int, Any]] = []  # (id, method, status, body)
 
     @property
     def kind(self) -> str:
@@ -192,6 +199,17 @@ async def _poll(api: Api, match: Match, token: str, stop: asyncio.Event) -> None
             response = await _get(api, path, headers)
             assert response.status_code == 200, (path, response.text)
             match.rest.append((path, response.json()))
+        # Analyses: of a match over (in turn), and of the next ids, one of which is the
+        # match in play's (the matches played at once take the next ones).
+        last = max(match.over, default=0)
+        ids = list(range(last + 1, last + 1 + CONCURRENT))
+        if match.over:
+            ids.append(match.over[len(match.analyses) % len(match.over)])
+        for match_id in ids:
+            for method in ("GET", "POST"):
+                path = f"/api/matches/{match_id}/analysis"
+                response = await _get(api, path, {"Authorization": f"Bearer {token}"}, method)
+                match.analyses.append((match_id, method, response.status_code, response.json()))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), POLL_SECONDS)
 
@@ -221,12 +239,12 @@ async def _chatter(clients: list[WireClient], stop: asyncio.Event) -> int:
     return said
 
 
-async def _get(api: Api, path: str, headers: dict[str, str]) -> httpx.Response:
-    """GET, tried again when a kept-alive connection was closed under the request
-    (uvicorn closes idle ones after 5 s; the race is the client's, not the server's)."""
+async def _get(api: Api, path: str, headers: dict[str, str], method: str = "GET") -> httpx.Response:
+    """GET (or ``method``), tried again when a kept-alive connection was closed under the
+    request (uvicorn closes idle ones after 5 s; the race is the client's, not the server's)."""
     for attempt in range(3):
         try:
-            return await api.http.get(path, headers=headers)
+            return await api.http.request(method, path, headers=headers)
         except (httpx.ReadError, httpx.RemoteProtocolError):
             if attempt == 2:
                 raise
@@ -330,6 +348,10 @@ async def play_match(server: ServerProcess, api: Api, match: Match, level: str) 
         await client.close()
 
 
+def _no_match_body(match_id: int) -> dict[str, Any]:
+    return {"detail": {"code": "no_such_match", "message": f"there is no match {match_id}"}}
+
+
 def scan_match(match: Match, record: GameRecord, scan: Scan) -> None:
     """Check every message and REST body of a finished match against its hidden states."""
     hidden = hidden_states(record)
@@ -399,6 +421,25 @@ def scan_match(match: Match, record: GameRecord, scan: Scan) -> None:
             leak(f"GET {path}", f"cards {sorted(cards)}", body)
         if seed in text:
             leak(f"GET {path}", "the match seed", body)
+    for asked, method, code, body in match.analyses:
+        scan.rest_bodies += 1
+        where = f"{method} /api/matches/{asked}/analysis"
+        if asked != match.match_id:  # another match's: over (no secret now), or no row yet
+            if code not in (200, 202, 404, 409, 503):
+                leak(where, f"status {code}", body)
+            continue
+        # Its own: a 404 while in play; the poller's last requests may come just after
+        # the end (no analysis yet, or a queued one), and hold no card or seed either way.
+        scan.analyses_refused_in_play += code == 404
+        if code not in (200, 202, 404, 409, 503):
+            leak(where, f"status {code} during play", body)
+        if code == 404 and body != _no_match_body(asked):
+            leak(where, "a 404 that is not no_such_match", body)
+        cards = {s for s in _strings(body) if s in ALL_CARDS}
+        if cards:
+            leak(where, f"cards {sorted(cards)}", body)
+        if seed in json.dumps(body):
+            leak(where, "the match seed", body)
     if match.people == 2 and [client.seat for client in match.seats] == [0, 1]:
         assert_no_leaks(match.seats, [match.spectator] if match.spectator else [])
     scan.steps += len(record.actions)
@@ -413,15 +454,19 @@ async def run(server: ServerProcess, count: int, seed: int) -> dict[str, Any]:
     started = time.monotonic()
     queue = list(range(count))
     last: list[tuple[Match, GameRecord]] = []
+    over: list[int] = []
 
     async def worker() -> None:
         while queue:
             index = queue.pop(0)
             game, options, people = KINDS[index % len(KINDS)]
             match = Match(index, game, options, people)
+            match.over = over
             await play_match(server, api, match, rng.choice(["simple", "strong"]))
             matches = await api.get(f"/api/tables/{match.table_id}/matches")
             assert len(matches) == 1, matches
+            match.match_id = int(matches[0]["id"])
+            over.append(match.match_id)
             full = await api.get(f"/api/matches/{matches[0]['id']}")
             record = GameRecord.from_json(full["record"])
             if record.seats and len(record.seats) != len(full["players"]):
@@ -444,6 +489,7 @@ async def run(server: ServerProcess, count: int, seed: int) -> dict[str, Any]:
         "messages_scanned": scan.messages,
         "chat_messages_scanned": scan.chat_messages,
         "rest_bodies_scanned": scan.rest_bodies,
+        "analyses_refused_in_play": scan.analyses_refused_in_play,
         "steps": scan.steps,
         "leaks": len(scan.leaks),
         "records_without_bot_seats": scan.unreplayable_records,
@@ -503,6 +549,7 @@ def test_hidden_information_never_sent(start_server: Any, request: pytest.Fixtur
     assert results["matches_scanned"] == count
     assert results["leaks"] == 0, results["first_leaks"]
     assert results["chat_messages_scanned"] > 0  # the people talked, and it was scanned
+    assert results["analyses_refused_in_play"] > 0  # a match's own analysis was asked for
 
 
 def test_a_bot_match_record_replays(start_server: Any) -> None:

@@ -13,6 +13,11 @@ from sahrat.rules.record import GameRecord, options_for
 
 FORMAT = 1
 SAMPLES = 48
+# The deals a match's decisions share: a long match (rounds played on by the turn timer
+# run to many hundreds of actions) gets fewer deals a decision, so that any match costs
+# about what a usual one (350 actions, 48 deals) does.
+ACTION_BUDGET = 350 * SAMPLES
+FEWEST_SAMPLES = 8
 THRESHOLDS = {"inaccuracy": 4.0, "mistake": 10.0, "blunder": 25.0}
 
 
@@ -62,6 +67,7 @@ def plan(record: Mapping[str, Any], samples: int = SAMPLES) -> AnalysisPlan:
     seats = list(data.get("seats") or ())
     if len(seats) != players:
         seats = [f"seat {seat + 1}" for seat in range(players)]
+    samples = min(samples, max(FEWEST_SAMPLES, ACTION_BUDGET // max(1, len(parsed.actions))))
     jobs = [
         RoundJob(data, index + 1, first, last, samples) for index, (first, last) in enumerate(spans)
     ]

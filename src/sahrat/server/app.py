@@ -38,9 +38,11 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from sahrat import __version__
 from sahrat.server import addresses, logs, metrics
+from sahrat.server.analysis_pool import AnalysisPool
 from sahrat.server.api import (
     accounts,
     admin,
+    analysis,
     chat,
     docs,
     friends,
@@ -106,6 +108,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         runner = Runner(hub, hub.sessions, settings)
         runner.start()
         app.state.tournaments = Tournaments(hub, hub.sessions, settings, runner.poke)
+        # Finished matches' analyses: worker processes, started at the first request.
+        analyses = AnalysisPool(settings.analysis_workers, settings.analysis_queue, hub.sessions)
+        app.state.analysis = analyses
         metrics_server = (
             start_http_server(settings.metrics_port, addr=settings.metrics_host)[0]
             if settings.metrics_port is not None
@@ -134,6 +139,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await socket_server.stop()
             if metrics_server is not None:
                 metrics_server.shutdown()
+            await analyses.close()
             await runner.stop()
             await former.stop()
             await hub.stop()
@@ -149,7 +155,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(DBAPIError, _database_unavailable)
     app.state.ready = False
     routers = (health, accounts, me, tables, queue, tickets, matches, leaderboards, ratings)
-    for api in (*routers, admin, chat, friends, invitations, tournaments):
+    for api in (*routers, analysis, admin, chat, friends, invitations, tournaments):
         app.include_router(api.router)  # the REST API, one router per resource (api/)
     app.include_router(tournaments.admin_router)
     app.include_router(ws.router)

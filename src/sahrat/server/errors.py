@@ -59,6 +59,7 @@ HTTP_STATUS: dict[str, int] = {
     "not_enough_coins": 409,
     "not_seated": 409,
     "not_replayable": 409,
+    "not_analysable": 409,
     "rated_no_rematch": 409,
     "queue_forming": 409,
     "queue_in_match": 409,
@@ -112,6 +113,7 @@ HTTP_STATUS: dict[str, int] = {
     # 503: try again (the table moves between processes, or its process is stopping, or
     # no free guest name was drawn)
     "busy": 503,
+    "analysis_busy": 503,
     "unavailable": 503,
 }
 

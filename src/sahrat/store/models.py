@@ -193,6 +193,20 @@ class MatchPlayer(Base):
     network: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
+class MatchAnalysis(Base):
+    """A finished Konkan match's analysis (docs/analysis.md), made once on request and
+    served from here afterwards, by any process."""
+
+    __tablename__ = "match_analyses"
+
+    match_id: Mapped[int] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    seconds: Mapped[float] = mapped_column(Float)  # what making it took
+    body: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
 # --- the coin ledger (``sahrat.store.ledger``) -----------------------------------------
 
 HOUSE_ACCOUNT = "house"
