@@ -1,5 +1,6 @@
 // Entry point: loads the catalogues, draws the header and routes by the URL hash
-// (#/ lobby, #/t/<id> a table, #/m/<id> a finished match's replay, #/u/<id> a player's
+// (#/ lobby, #/t/<id> a table, #/m/<id> a finished match's replay (#/m/<id>/analysis its
+// analysis), #/u/<id> a player's
 // profile: their ratings and each one's history, #/rules/<game> the rules of a game,
 // #/tournaments the tournaments, #/tr/<id> one tournament's page).
 // The lobby is all this file imports statically: a table's and a replay's modules
@@ -17,7 +18,7 @@ let screen = null;  // the current screen: {close(), rerender()}
 let routing = 0;  // counts routes: a module that arrives after the reader moved on is not shown
 
 // Each screen's module, fetched once, when first needed.
-const loaders = { table: () => import("./table.js"), replay: () => import("./replay.js"), rules: () => import("./rules.js"), tournaments: () => import("./tournaments.js") };
+const loaders = { table: () => import("./table.js"), replay: () => import("./replay.js"), analysis: () => import("./analysis.js"), rules: () => import("./rules.js"), tournaments: () => import("./tournaments.js") };
 const loading = {};
 const load = (name) => (loading[name] ||= loaders[name]().catch((error) => { delete loading[name]; throw error; }));
 
@@ -98,6 +99,15 @@ function route() {
     }, (error) => { if (ticket === routing) moduleFailed(error); });
     return;
   }
+  // A finished match's analysis (#/m/<id>/analysis).
+  const analysed = location.hash.match(/^#\/m\/(\d+)\/analysis\/?$/);
+  if (analysed) {
+    mount(main, h("p.loading", "…"));
+    load("analysis").then((module) => {
+      if (ticket === routing) screen = module.showAnalysis(main, Number(analysed[1]));
+    }, (error) => { if (ticket === routing) moduleFailed(error); });
+    return;
+  }
   const [, kind, id] = location.hash.match(/^#\/(t|m|u)\/(\d+)/) || [];
   if (kind === "u") { screen = showProfile(main, Number(id)); return; }
   if (kind === "t" || kind === "m") {
@@ -131,6 +141,7 @@ const kept = sessionStorage.getItem("sahrat.table");
 if ((!location.hash || location.hash === "#/") && kept && session.token) location.hash = `#/t/${kept}`;
 // Opening straight onto a table or a replay: fetch its module while the catalogue comes.
 if (/^#\/t\//.test(location.hash)) load("table").catch(() => {});
+else if (/^#\/m\/\d+\/analysis/.test(location.hash)) load("analysis").catch(() => {});
 else if (/^#\/m\//.test(location.hash)) load("replay").catch(() => {});
 await loadCatalogues();
 // An address typed or followed while the page was still starting has its hashchange

@@ -243,7 +243,12 @@ export function showLobby(main, { onUser }) {
         h("span.match-others", { title: others.map((seat) => seatName(m, seat)).join(", ") },
           others.map((seat) => h("span.other",
             avatar(seatName(m, seat), 22),
-            h("bdi", seatName(m, seat)))))));
+            h("bdi", seatName(m, seat)))))),
+      // Beside the replay's link, not inside it (a link holds no other link): the row's
+      // one link stays the replay's.
+      m.game === "conquian" ? null : h("button.link.match-analysis", {
+        type: "button", onclick: () => { location.hash = `#/m/${m.id}/analysis`; },
+      }, t("analysis.open")));
   }
 
   async function loadHistory() {

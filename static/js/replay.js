@@ -229,7 +229,9 @@ export function showReplay(main, matchId) {
     }, SPEEDS.map((x) => h("option", { value: x, selected: x === speed ? true : undefined }, `${x}×`)));
     mount(root,
       h("div.table-bar", h("a.back", { href: "#/" }, t("table.lobby")),
-        h("strong", `${t(`game.${match.game}`)} · ${t("replay.title")} `, h("bdi", `#${match.id}`)), h("span", winner)),
+        h("strong", `${t(`game.${match.game}`)} · ${t("replay.title")} `, h("bdi", `#${match.id}`)), h("span", winner),
+        // Konkan matches are analysed (docs/analysis.md), Conquian ones not yet.
+        match.game === "conquian" ? null : h("a.analysis-link", { href: `#/m/${match.id}/analysis`, id: "analysis-link" }, t("analysis.open"))),
       h("div.replay-body",
         h("section.card-box.steps",
           h("div.replay-controls",

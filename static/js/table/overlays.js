@@ -85,6 +85,8 @@ function matchEnd(/** @type {TableCtrl} */ ctrl, /** @type {GameEvent} */ ev) {
         type: "button", id: "rematch", disabled: asked, onclick: () => ctrl.askRematch(),
       }, mineAsked ? t("end.rematch_asked") : t("end.rematch")) : null,
       r?.matchId ? v("a.button", { id: "replay-link", href: `#/m/${r.matchId}` }, t("end.replay")) : null,
+      // Konkan matches are analysed (docs/analysis.md), Conquian ones not yet.
+      r?.matchId && ctrl.game !== "conquian" ? v("a.button", { id: "analysis-link", href: `#/m/${r.matchId}/analysis` }, t("analysis.open")) : null,
       v("a.button", { href: "#/" }, t("table.lobby"))),
     agreed.size ? v("p", { id: "rematch-waiting" }, t("summary.waiting_for", { who: waiting.join("، ") || "—" })) : null);
 }
