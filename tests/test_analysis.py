@@ -109,6 +109,27 @@ def test_a_hand_in_reach_is_a_blunder_when_the_seat_opens_instead() -> None:
     assert any(fact["kind"] == "hand_in_reach" for fact in opened["facts"])
 
 
+def test_a_konkan_in_reach_is_named_and_laying_it_is_the_better_move() -> None:
+    # A 10-card run and a 4-card set and one card more: a Konkan (§1.7), which scores as a
+    # Hand (§1.8). Seat 1 lays the run alone (64 ≥ 51) and keeps the kings.
+    run = ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS"]
+    kings = ["KS", "KH", "KD", "KC"]
+    hands = {
+        "1": [*run, *kings, "5D"],
+        "0": ["AS", "AH", "3C", "4D", "6C", "8D", "TH", "JC", "QD", "2D", "9D", "JH", "5C", "6H"],
+    }
+    moves = [
+        {"seat": 1, "type": "lay_down", "melds": [run]},
+        {"seat": 1, "type": "discard", "card": "5D"},
+    ]
+    opened = decision(analyse_record(finished(hands, moves)), 1, "play", 1)
+    assert opened["played"] == {"move": "open", "card": "5D"}
+    assert opened["best"]["move"] == "hand" and opened["best"]["card"] == "5D", opened
+    assert opened["tag"] == "blunder", opened
+    reach = [fact for fact in opened["facts"] if fact["kind"] == "konkan_in_reach"]
+    assert reach and sorted(map(len, reach[0]["melds"])) == [4, 10]
+
+
 def test_a_discard_that_opens_the_next_seat_is_a_mistake_with_another_discard_better() -> None:
     # Seat 0 holds K K and Q Q Q: the third king opens it (60 ≥ 51). Seat 1, which cannot
     # open, throws that king; seat 0 takes it and opens with it (§1.3, §1.5).

@@ -58,6 +58,7 @@ export function factText(fact, nameOf) {
     case "could_open": return t("analysis.fact.could_open", { value: fact.value });
     case "could_take_to_open": return t("analysis.fact.could_take_to_open", { card });
     case "hand_in_reach": return t("analysis.fact.hand_in_reach", { melds: (fact.melds || []).map(cardsText).join(" | ") });
+    case "konkan_in_reach": return t("analysis.fact.konkan_in_reach", { melds: (fact.melds || []).map(cardsText).join(" | ") });
     case "fed_opening": return t(fact.took ? "analysis.fact.fed_opening_took" : "analysis.fact.fed_opening", { card, next: named(nameOf(fact.next)) });
     case "fed_out": return t("analysis.fact.fed_out", { card, next: named(nameOf(fact.next)) });
     case "joker_kept": return t("analysis.fact.joker_kept", { who: named(nameOf(fact.seat)) });

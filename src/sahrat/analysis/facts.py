@@ -13,7 +13,7 @@ from typing import Any
 from sahrat.analysis.lines import Line, Position
 from sahrat.rules import konkan
 from sahrat.rules.cards import Card, parse_card
-from sahrat.rules.search import best_melds
+from sahrat.rules.search import best_melds, konkan_out
 
 OPENING_MOVES = ("open", "hand")
 
@@ -33,6 +33,19 @@ def _hand_in_reach(position: Position) -> list[list[str]] | None:
     if len(left) != 1 or left[0].is_joker or not found.melds:
         return None
     if found.value < me.opening_target and not exempt:
+        return None
+    return [[str(card) for card in meld] for meld in found.melds]
+
+
+def _konkan_in_reach(position: Position) -> list[list[str]] | None:
+    """The two melds of a Konkan (a 10-card run and a 4-card set, or 11 and 3) the hand
+    held with one card to spare, if it held one (§1.7)."""
+    me = position.me
+    if len(me.hand) != 15:
+        return None
+    found = konkan_out(me.hand, me.ace)
+    exempt = bool(position.view.get("options", {}).get("hand_exempt_from_threshold"))
+    if found is None or (found.value < me.opening_target and not exempt):
         return None
     return [[str(card) for card in meld] for meld in found.melds]
 
@@ -71,8 +84,11 @@ def play_facts(
         found = best_melds(me.hand, me.ace)
         out.append({"kind": "could_open", "value": found.value})
     if not position.opened and played.move != "hand":
+        konkan = _konkan_in_reach(position)
+        if konkan is not None:
+            out.append({"kind": "konkan_in_reach", "melds": konkan})
         melds = _hand_in_reach(position)
-        if melds is not None:
+        if melds is not None and konkan is None:
             out.append({"kind": "hand_in_reach", "melds": melds})
     out += feeding(steps, end, position, played.card)
     return out
