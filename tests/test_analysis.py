@@ -130,34 +130,37 @@ def test_a_konkan_in_reach_is_named_and_laying_it_is_the_better_move() -> None:
     assert reach and sorted(map(len, reach[0]["melds"])) == [4, 10]
 
 
+# Seat 1 (to open, 15 cards) holds no opening; seat 0 holds K K and Q Q Q.
+FEED_HANDS = {
+    "1": [
+        "KC",
+        "2D",
+        "4D",
+        "6D",
+        "8D",
+        "TD",
+        "3C",
+        "5C",
+        "7C",
+        "9C",
+        "JC",
+        "2H",
+        "6H",
+        "TH",
+        "AS",
+    ],
+    "0": ["KS", "KD", "QS", "QD", "QC", "2S", "4S", "6S", "8S", "3H", "5H", "7H", "9H", "JH"],
+}
+
+
 def test_a_discard_that_opens_the_next_seat_is_a_mistake_with_another_discard_better() -> None:
     # Seat 0 holds K K and Q Q Q: the third king opens it (60 ≥ 51). Seat 1, which cannot
     # open, throws that king; seat 0 takes it and opens with it (§1.3, §1.5).
-    hands = {
-        "1": [
-            "KC",
-            "2D",
-            "4D",
-            "6D",
-            "8D",
-            "TD",
-            "3C",
-            "5C",
-            "7C",
-            "9C",
-            "JC",
-            "2H",
-            "6H",
-            "TH",
-            "AS",
-        ],
-        "0": ["KS", "KD", "QS", "QD", "QC", "2S", "4S", "6S", "8S", "3H", "5H", "7H", "9H", "JH"],
-    }
     moves = [
         {"seat": 1, "type": "discard", "card": "KC"},
         {"seat": 0, "type": "take_discard", "melds": [["KS", "KD", "KC"], ["QS", "QD", "QC"]]},
     ]
-    analysis = analyse_record(finished(hands, moves))
+    analysis = analyse_record(finished(FEED_HANDS, moves))
     fed = decision(analysis, 1, "play", 1)
     assert fed["played"] == {"move": "discard", "card": "KC"}
     assert fed["tag"] in ("mistake", "blunder"), fed
@@ -194,29 +197,9 @@ def test_conquian_is_refused_by_name() -> None:
 def test_the_command_line_prints_each_player(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    hands = {
-        "1": [
-            "KC",
-            "2D",
-            "4D",
-            "6D",
-            "8D",
-            "TD",
-            "3C",
-            "5C",
-            "7C",
-            "9C",
-            "JC",
-            "2H",
-            "6H",
-            "TH",
-            "AS",
-        ],
-        "0": ["KS", "KD", "QS", "QD", "QC", "2S", "4S", "6S", "8S", "3H", "5H", "7H", "9H", "JH"],
-    }
     moves = [{"seat": 1, "type": "discard", "card": "KC"}]
     path = tmp_path / "match.json"
-    path.write_text(json.dumps({"record": finished(hands, moves)}))
+    path.write_text(json.dumps({"record": finished(FEED_HANDS, moves)}))
     assert cli_main(["analyse", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [p["name"] for p in out["players"]] == ["Noura", "Faisal"]
