@@ -588,8 +588,18 @@ RINGS = """async () => {
     if (r.left < q.left - 0.5 || r.right > q.right + 0.5)
       problems.push(`seat ${k}: ring past seat`);
     for (const box of [document.scrollingElement, document.querySelector('#table')])
-      if (box.scrollWidth > box.clientWidth + 0.5)
-        problems.push(`seat ${k}: ${box.id || 'the page'} scrolls sideways`);
+      if (box.scrollWidth > box.clientWidth + 0.5) {
+        // what sticks out, for the failure's message
+        const edge = box.getBoundingClientRect(), out = [];
+        for (const el of box.querySelectorAll('*')) {
+          const e = el.getBoundingClientRect();
+          if (e.width && (e.right > edge.right + 0.5 || e.left < edge.left - 0.5))
+            out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`
+              + ` [${Math.round(e.left)}, ${Math.round(e.right)}]`);
+        }
+        problems.push(`seat ${k}: ${box.id || 'the page'} scrolls sideways`
+          + ` (${box.scrollWidth} > ${box.clientWidth}: ${out.slice(0, 4).join('; ')})`);
+      }
   }
   return problems;
 }"""
@@ -776,3 +786,42 @@ def test_a_conquian_take_in_one_tap(phone: Any) -> None:
     assert abs(after.index(order[0]) - after.index(order[3])) == 1
     assert axe_violations(page) == []
     assert SCREENSHOTS.exists()
+
+
+# A card that has just arrived carries a dot at its corner; wherever the hand's order
+# puts it (the end of a row at the table's edge too), it stays inside the table.
+FRESH_AT_EVERY_PLACE = """async () => {
+  const s = window.sahrat, problems = [];
+  const base = JSON.parse(JSON.stringify(s.view));
+  const ranks = 'A23456789TJQK', suits = 'SHDC';
+  const spare = [...suits].flatMap((u) => [...ranks].map((r) => r + u))
+    .find((card) => !base.hand.includes(card));
+  const hand = [...base.hand.slice(0, 14), spare];
+  const show = (cards) => {
+    const v = JSON.parse(JSON.stringify(base));
+    v.hand = cards;
+    v.hand_counts[s.seat] = cards.length;
+    window.sahratConn.handlers.message({ type: 'update', seq: s.info.seq + 1,
+      payload: { events: [], view: v, deadline: s.deadline, by: 'player' } });
+  };
+  for (const card of hand) {
+    show(hand.filter((c) => c !== card));
+    show(hand);
+    await new Promise((done) => requestAnimationFrame(() => done(null)));
+    const fresh = document.querySelector('#hand .card.fresh');
+    if (!fresh) { problems.push(`${card}: not shown as new`); continue; }
+    for (const box of [document.scrollingElement, document.querySelector('#table')])
+      if (box.scrollWidth > box.clientWidth + 0.5)
+        problems.push(`${card}: ${box.id || 'the page'} scrolls sideways`
+          + ` (${box.scrollWidth} > ${box.clientWidth})`);
+  }
+  return problems;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_a_new_card_at_the_end_of_a_row_stays_inside(phone: Any, lang: str) -> None:
+    page = phone(lang, P360)
+    start_konkan(page, players=4)
+    assert wait_mine(page, 20_000)
+    assert page.evaluate(FRESH_AT_EVERY_PLACE) == []
