@@ -87,15 +87,6 @@ def _draw(game: Round, seat: int, draw: bool) -> bool:
     return True
 
 
-def _lay(game: Round, seat: int) -> None:
-    if not game.opened[seat]:
-        game.lay_down(seat)
-        game.opened[seat] = True
-    elif game.value(seat) > 0:
-        game.lay_down(seat)
-    game.lay_offs(seat)
-
-
 def _hidden(game: Round, seat: int, rng: random.Random) -> Round:
     world = game.copy()
     pool: list[int] = list(world.stock)
@@ -127,7 +118,7 @@ def searcher(deals: int, discards: int, sighted: bool, seed: str) -> Policy:
         for opening in ways:
             start = game.copy()
             if opening or (opening is None and opened_before):
-                _lay(start, seat)
+                start.lay_what_fits(seat)
             lines += [(opening, face, start) for face in least_useful(start.hands[seat], discards)]
         totals = [0.0] * len(lines)
         for _ in range(1 if sighted else deals):
@@ -146,7 +137,7 @@ def searcher(deals: int, discards: int, sighted: bool, seed: str) -> Policy:
         best = max(range(len(lines)), key=lambda i: (totals[i], -i))
         opening, face, _start = lines[best]
         if opening or (opening is None and opened_before):
-            _lay(game, seat)
+            game.lay_what_fits(seat)
         game.finish_turn(seat, face, opened_before)
 
     return play

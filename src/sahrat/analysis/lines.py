@@ -108,12 +108,7 @@ def _sim_order(position: Position, after_lay: bool) -> list[str]:
     game = _rollouts(position).base_round(position.me)
     seat = position.seat
     if after_lay:
-        if not game.opened[seat]:
-            game.lay_down(seat)
-            game.opened[seat] = True
-        elif game.value(seat) > 0:
-            game.lay_down(seat)
-        game.lay_offs(seat)
+        game.lay_what_fits(seat)
     by_face: dict[int, str] = {}
     for card in position.me.hand:
         if not card.is_joker:
@@ -215,10 +210,7 @@ def _play(position: Position, game: Round, line: Line, from_played: bool) -> flo
         game.lay_offs(seat)
         game.finish_turn(seat, -1, opened_before)
     elif line.move in ("open", "hand") or (line.move == "discard" and opened_before):
-        if not game.opened[seat] or game.value(seat) > 0:
-            game.lay_down(seat)
-        game.opened[seat] = True
-        game.lay_offs(seat)
+        game.lay_what_fits(seat)
         game.finish_turn(seat, face, opened_before)
     else:  # wait, or a discard before opening
         game.finish_turn(seat, face, False)

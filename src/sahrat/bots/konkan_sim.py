@@ -309,6 +309,17 @@ class Round:
         self.values[seat] = -1
         return value
 
+    def lay_what_fits(self, seat: int) -> None:
+        """The policy's lay-down: every meld the search finds (the opening, for a seat
+        that has not opened: the caller has checked that it reaches the target), then
+        every card that lays off."""
+        if not self.opened[seat]:
+            self.lay_down(seat)
+            self.opened[seat] = True
+        elif self.value(seat) > 0:
+            self.lay_down(seat)
+        self.lay_offs(seat)
+
     def fit_mask(self) -> int:
         """The faces (both count bits) that lay off on some table meld."""
         if self.fit >= 0:
