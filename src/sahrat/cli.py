@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sahrat.analysis.command import add_command as add_analyse
+from sahrat.analyse_cli import add_command as add_analyse
 from sahrat.rules.errors import RuleError
 from sahrat.rules.record import GAMES, GameRecord, replay_summary
 

@@ -16,9 +16,9 @@ from typing import Any
 from sahrat.analysis import facts as deck_facts
 from sahrat.analysis.lines import (
     SIGNIFICANCE,
+    THRESHOLDS,
     Line,
     Position,
-    card_text,
     evaluate,
     grid_lines,
     weighed_lines,
@@ -26,7 +26,7 @@ from sahrat.analysis.lines import (
 from sahrat.rules import konkan
 from sahrat.rules.record import GameRecord, engine_for, start
 
-TAGS = (("blunder", 25.0), ("mistake", 10.0), ("inaccuracy", 4.0))
+TAGS = sorted(THRESHOLDS.items(), key=lambda tag: -tag[1])  # the worst first
 MOST_SAMPLES = 4  # times ``samples`` a doubtful decision may be given
 PUZZLES_PER_SEAT = 2  # decisions of a seat in a round given every answer's value
 
@@ -170,7 +170,7 @@ def play_decision(
     position = Position.of(step.state, seat)
     before_discard = Position.of(steps[end].state, seat)
     card = steps[end].action.card
-    face_card = card_text(card)
+    face_card = str(card)
     if position.opened:
         move = "discard"
     elif before_discard.opened:
@@ -224,7 +224,6 @@ def _judge(
         ],
         "position": position.to_json(),
         "puzzle": False,
-        "_lines": all_lines,
     }
 
 
@@ -250,5 +249,3 @@ def _mark_puzzles(
                 {**line.to_json(position, melds=False), "value": round(value, 1)}
                 for line, value in zip(lines, values, strict=True)
             ]
-    for decision in decisions:
-        decision.pop("_lines", None)

@@ -27,7 +27,7 @@ def draw_facts(position: Position, played: Line) -> list[dict[str, Any]]:
 
 def _hand_in_reach(position: Position) -> list[list[str]] | None:
     me = position.me
-    found = best_melds(me.hand, me.ace)
+    found = position.found
     left = list(found.left)
     exempt = bool(position.view.get("options", {}).get("hand_exempt_from_threshold"))
     if len(left) != 1 or left[0].is_joker or not found.melds:
@@ -79,10 +79,8 @@ def play_facts(
     decision: dict[str, Any],
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    me = position.me
     if not position.opened and position.can_open and played.move not in OPENING_MOVES:
-        found = best_melds(me.hand, me.ace)
-        out.append({"kind": "could_open", "value": found.value})
+        out.append({"kind": "could_open", "value": position.found.value})
     if not position.opened and played.move != "hand":
         konkan = _konkan_in_reach(position)
         if konkan is not None:
@@ -104,13 +102,11 @@ def feeding(
     after = steps[end + 1].state
     if after.results and len(after.results) > len(steps[end].state.results):
         return []  # the discard ended the round
-    card = parse_card(card_text)
     nxt = after.turn
     turn = _next_turn(steps, end, nxt)
     took = bool(turn) and isinstance(turn[0], konkan.TakeDiscard)
-    me = position.me
     out: list[dict[str, Any]] = []
-    if not after.opened[nxt] and opens(after.hands[nxt], card, me.opening_target, me.ace):
+    if opens_next(steps, end, position, card_text):
         out.append({"kind": "fed_opening", "card": card_text, "next": nxt, "took": took})
     end_state = steps[-1].state
     last = end + len(turn)
@@ -134,16 +130,15 @@ def hindsight(decision: dict[str, Any], steps: Sequence[Any], end: int, position
     ]
     if not fed or decision["tag"] in ("mistake", "blunder"):
         return
-    values = {(c["move"], c.get("card")): c["value"] for c in decision["candidates"]}
     best: tuple[float, Line] | None = None
-    for line in decision["_lines"]:
+    for candidate in decision["candidates"]:
+        line = Line(candidate["move"], candidate.get("card"))
         if line.card is None or line.card == decision["played"].get("card"):
             continue
-        if feeding(steps, end, position, line.card) and _fed_again(steps, end, position, line.card):
+        if opens_next(steps, end, position, line.card):
             continue
-        value = values[(line.move, line.card)]
-        if best is None or value > best[0]:
-            best = (value, line)
+        if best is None or candidate["value"] > best[0]:
+            best = (candidate["value"], line)
     if best is None:
         return
     value, line = best
@@ -156,13 +151,15 @@ def hindsight(decision: dict[str, Any], steps: Sequence[Any], end: int, position
     )
 
 
-def _fed_again(steps: Sequence[Any], end: int, position: Position, card_text: str) -> bool:
+def opens_next(steps: Sequence[Any], end: int, position: Position, card_text: str) -> bool:
+    """Would ``card_text``, thrown at ``end``, have opened the next seat (its revealed
+    hand holding the rest of an opening it did not hold)?"""
     after = steps[end + 1].state
     nxt = after.turn
     me = position.me
-    return not after.opened[nxt] and opens(
-        after.hands[nxt], parse_card(card_text), me.opening_target, me.ace
-    )
+    if after.opened[nxt]:
+        return False
+    return opens(after.hands[nxt], parse_card(card_text), me.opening_target, me.ace)
 
 
 def round_facts(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from sahrat.bots import konkan_bot
@@ -21,16 +22,17 @@ from sahrat.bots.konkan_expert import KonkanExpert, _take_to_open, face_of
 from sahrat.bots.konkan_sim import Round
 from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules import konkan
-from sahrat.rules.cards import Card
-from sahrat.rules.search import best_melds
+from sahrat.rules.cards import Card, parse_card
+from sahrat.rules.search import SearchResult, best_melds
 
 DISCARDS = 3  # discards weighed for each way of playing the turn
-INACCURACY = 4.0  # points of a round (docs/analysis.md, "Tags")
+# points of a round a decision must lose to be tagged (docs/analysis.md, "Tags")
+THRESHOLDS = {"inaccuracy": 4.0, "mistake": 10.0, "blunder": 25.0}
+INACCURACY = THRESHOLDS["inaccuracy"]
 SIGNIFICANCE = 2.0  # standard errors a loss must exceed to count
-
-
-def card_text(card: Card) -> str:
-    return str(card)
+# The expert's sampler and round simulator (its base round and its deals hold no state
+# of the seat's: one serves every position).
+ROLLOUTS = KonkanExpert(konkan_bot.KonkanBot(), 1)
 
 
 @dataclass(frozen=True)
@@ -75,16 +77,19 @@ class Position:
     def opened(self) -> bool:
         return bool(self.me.me_opened)
 
+    @cached_property
+    def found(self) -> SearchResult:
+        """The search's best melds of the hand (asked for by several parts: once)."""
+        return best_melds(self.me.hand, self.me.ace)
+
     @property
     def can_open(self) -> bool:
         if self.opened:
             return False
-        found = best_melds(self.me.hand, self.me.ace)
-        return bool(found.melds) and found.value >= self.me.opening_target
+        return bool(self.found.melds) and self.found.value >= self.me.opening_target
 
     def opening_melds(self) -> list[list[str]]:
-        found = best_melds(self.me.hand, self.me.ace)
-        return [[str(card) for card in meld] for meld in found.melds]
+        return [[str(card) for card in meld] for meld in self.found.melds]
 
     def to_json(self) -> dict[str, Any]:
         me = self.me
@@ -98,14 +103,10 @@ class Position:
         }
 
 
-def _rollouts(position: Position) -> KonkanExpert:
-    return KonkanExpert(konkan_bot.KonkanBot(), 1)
-
-
 def _sim_order(position: Position, after_lay: bool) -> list[str]:
     """The hand's real cards, most discardable first, as the simulator ranks them
     (after laying what it lays when ``after_lay``)."""
-    game = _rollouts(position).base_round(position.me)
+    game = ROLLOUTS.base_round(position.me)
     seat = position.seat
     if after_lay:
         game.lay_what_fits(seat)
@@ -127,8 +128,7 @@ def _sim_order(position: Position, after_lay: bool) -> list[str]:
 def _strong_order(position: Position) -> list[str]:
     me = position.me
     memory = konkan_bot.Memory()
-    found = best_melds(me.hand, me.ace)
-    first = konkan_bot.choose_discard(me, memory, found)
+    first = konkan_bot.choose_discard(me, memory, position.found)
     if not isinstance(first, konkan.Discard):
         return []
     return [str(card) for card, _ in konkan_discards(me, memory, first.card, DISCARDS)]
@@ -179,8 +179,6 @@ def grid_lines(position: Position, kind: str) -> list[Line]:
 
 
 def _face(text: str | None) -> int:
-    from sahrat.rules.cards import parse_card
-
     return -1 if text is None else face_of(parse_card(text))
 
 
@@ -243,14 +241,13 @@ def evaluate(
     inaccuracy threshold yet by no more than :data:`SIGNIFICANCE` standard errors, more
     deals are played, ``samples`` at a time, up to ``most``: the deals go where the
     verdict is in doubt."""
-    rollouts = _rollouts(position)
-    base = rollouts.base_round(position.me)
-    base_played = rollouts.base_round(played_from.me) if played_from is not None else base
+    base = ROLLOUTS.base_round(position.me)
+    base_played = ROLLOUTS.base_round(played_from.me) if played_from is not None else base
     results: list[list[float]] = [[] for _ in range(len(others) + 1)]
     limit = most if most is not None else samples
     while True:
         for _ in range(samples):
-            world = rollouts.sample(position.me, base, position.hidden, rng)
+            world = ROLLOUTS.sample(position.me, base, position.hidden, rng)
             game = base_played.copy()
             for seat in range(game.players):
                 if seat != position.seat:

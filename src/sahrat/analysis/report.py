@@ -1,5 +1,6 @@
-"""The analysis's entry points and the assembly of its rounds (a first version: the
-decisions' evaluation lands in :mod:`sahrat.analysis.decisions`)."""
+"""The analysis's entry points: a record cut into rounds (:func:`plan`), one round's
+decisions (:func:`analyse_round`, :mod:`sahrat.analysis.decisions`), the rounds put
+together (:func:`assemble`, :mod:`sahrat.analysis.summary`)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sahrat.analysis.decisions import analyse_span, round_spans
+from sahrat.analysis.summary import summarise
 from sahrat.rules.errors import RuleError
 from sahrat.rules.record import GameRecord, options_for
 
-FORMAT = 1
 SAMPLES = 48
 # The deals a match's decisions share: a long match (rounds played on by the turn timer
 # run to many hundreds of actions) gets fewer deals a decision, so that any match costs
 # about what a usual one (350 actions, 48 deals) does.
 ACTION_BUDGET = 350 * SAMPLES
 FEWEST_SAMPLES = 8
-THRESHOLDS = {"inaccuracy": 4.0, "mistake": 10.0, "blunder": 25.0}
 
 
 class NotAnalysable(ValueError):
@@ -45,8 +46,6 @@ class AnalysisPlan:
 
 def plan(record: Mapping[str, Any], samples: int = SAMPLES) -> AnalysisPlan:
     """Replay ``record`` and cut it into rounds; NotAnalysable when it cannot be."""
-    from sahrat.analysis.decisions import round_spans
-
     data = dict(record.get("record", record)) if "actions" not in record else dict(record)
     try:
         players = options_for(str(data.get("game")), dict(data.get("options") or {})).players
@@ -76,16 +75,12 @@ def plan(record: Mapping[str, Any], samples: int = SAMPLES) -> AnalysisPlan:
 
 def analyse_round(job: RoundJob) -> dict[str, Any]:
     """One round's decisions, facts and seats' figures (the costly part)."""
-    from sahrat.analysis.decisions import analyse_span
-
     return analyse_span(job)
 
 
 def assemble(
     analysis_plan: AnalysisPlan, rounds: list[dict[str, Any]], seconds: float
 ) -> dict[str, Any]:
-    from sahrat.analysis.summary import summarise
-
     return summarise(analysis_plan, rounds, seconds)
 
 

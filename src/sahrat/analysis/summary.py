@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sahrat.analysis.lines import INACCURACY, THRESHOLDS
+
+FORMAT = 1  # of the analysis (docs/analysis.md, "The format")
 PUZZLES_PER_PLAYER = 5
-INACCURACY = 4.0
 
 
 def round_points(scores: list[int], seat: int) -> float:
@@ -16,8 +18,6 @@ def round_points(scores: list[int], seat: int) -> float:
 
 
 def summarise(plan: Any, rounds: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
-    from sahrat.analysis.report import FORMAT, THRESHOLDS
-
     decisions: list[dict[str, Any]] = []
     out_rounds: list[dict[str, Any]] = []
     players = rounds[0]["players"] if rounds else len(plan.seats)

@@ -42,12 +42,7 @@ def analysis_pool(request: Request) -> AnalysisPool:
 
 
 def _out(progress: Progress) -> AnalysisOut:
-    return AnalysisOut(
-        status=progress.status,
-        position=progress.position,
-        progress=progress.progress,
-        analysis=progress.analysis,
-    )
+    return AnalysisOut.model_validate(progress, from_attributes=True)
 
 
 def _no_match(match_id: int) -> HTTPException:

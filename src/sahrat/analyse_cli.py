@@ -7,8 +7,6 @@ import json
 import sys
 from typing import Any
 
-from sahrat.analysis.report import NotAnalysable, analyse_record
-
 TOP = 5  # worst decisions printed per player
 
 
@@ -32,6 +30,10 @@ def _describe(move: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """0 when analysed, 2 when the file is not a finished match this version analyses."""
+    # here, not at the top: every other command of ``sahrat`` starts without the bots
+    # (this module stands outside the package, whose import brings them)
+    from sahrat.analysis.report import NotAnalysable, analyse_record
+
     try:
         with open(args.file, encoding="utf-8") as handle:
             data = json.load(handle)
