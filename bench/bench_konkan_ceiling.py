@@ -13,6 +13,9 @@ card only to use it, lay what fits, throw the least useful card). The players:
   cards; each of the ``--discards`` least useful cards) is played out to the end of the
   round on the same ``--deals`` deals of the cards the seat cannot see, and the best
   mean is played (the expert's method, with neither its cap nor its margin);
+* ``search --horizon H``: the same with each play-out cut after H turns of all seats and
+  the seats still in the round valued as the expert values them
+  (:mod:`sahrat.bots.konkan_value`);
 * ``sighted``: the same, but played out once on the true deal (it sees the stock and the
   hands): not a fair player, the bound of what a look one turn ahead is worth.
 
@@ -26,9 +29,10 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sahrat.arena import wilson
+from sahrat.bots import konkan_value
 from sahrat.bots.konkan_sim import CARD_VALUE_15, JOKER_FACE, WEIGHTS, Round
 from sahrat.rules.melds import AceValue
 
@@ -69,7 +73,7 @@ def least_useful(mask: int, count: int) -> list[int]:
     return sorted(set(faces(mask)), key=use)[:count]
 
 
-def value(scores: list[int], seat: int) -> float:
+def value(scores: Sequence[float], seat: int) -> float:
     return sum(s for k, s in enumerate(scores) if k != seat) / 3 - scores[seat]
 
 
@@ -106,7 +110,7 @@ def _hidden(game: Round, seat: int, rng: random.Random) -> Round:
     return world
 
 
-def searcher(deals: int, discards: int, sighted: bool, seed: str) -> Policy:
+def searcher(deals: int, discards: int, sighted: bool, seed: str, horizon: int = 0) -> Policy:
     rng = random.Random(seed)
 
     def play(game: Round, seat: int, draw: bool) -> None:
@@ -132,8 +136,12 @@ def searcher(deals: int, discards: int, sighted: bool, seed: str) -> Policy:
                         trial.values[other] = -1
                 trial.stock = list(world.stock)
                 trial.finish_turn(seat, face, opened_before)
-                trial.run()
-                totals[index] += value(trial.scores(), seat)
+                if horizon:  # cut, and valued as the expert values it
+                    trial.run(horizon)
+                    totals[index] += value(konkan_value.scores(trial), seat)
+                else:
+                    trial.run()
+                    totals[index] += value(trial.scores(), seat)
         best = max(range(len(lines)), key=lambda i: (totals[i], -i))
         opening, face, _start = lines[best]
         if opening or (opening is None and opened_before):
@@ -172,11 +180,16 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=16)
     parser.add_argument("--discards", type=int, default=4)
     parser.add_argument("--seed", default="3")
+    parser.add_argument("--horizon", type=int, default=0, help="turns before a play-out is cut")
     args = parser.parse_args()
     policy = None
     if args.player != "simple":
         policy = searcher(
-            args.deals, args.discards, args.player == "sighted", f"search:{args.seed}"
+            args.deals,
+            args.discards,
+            args.player == "sighted",
+            f"search:{args.seed}",
+            args.horizon,
         )
     started = time.process_time()
     results = [match(index, args.seed, policy) for index in range(args.matches)]
@@ -184,7 +197,8 @@ def main() -> None:
     low, high = wilson(round(wins), args.matches)
     margin = sum(m for _, m in results) / args.matches
     print(
-        f"{args.player} (deals {args.deals}, discards {args.discards}): won {wins:g}/{args.matches}"
+        f"{args.player} (deals {args.deals}, discards {args.discards},"
+        f" horizon {args.horizon}): won {wins:g}/{args.matches}"
         f" = {100 * wins / args.matches:.1f} % [{100 * low:.1f}, {100 * high:.1f}],"
         f" margin {margin:+.1f} a match, {time.process_time() - started:.0f} s CPU"
     )

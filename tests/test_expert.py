@@ -227,29 +227,50 @@ def test_a_seed_gives_one_line_of_konkan_play() -> None:
     assert play_konkan("one") == play_konkan("one")
 
 
-def test_the_rollout_lines_are_legal_moves_of_the_seat() -> None:
-    # every line the expert compares is a move the engine accepts at that point
+def test_every_line_weighed_is_a_legal_move_of_the_seat() -> None:
+    # each line the expert may play becomes a move the engine accepts at that point: draw
+    # or take the pile's card, the opening's melds, then the discard it was valued with
     from sahrat.bots.konkan_bot import KonkanBot
     from sahrat.bots.konkan_expert import KonkanExpert
+    from sahrat.bots.konkan_lines import Position, weighed_lines
 
     state = konkan.new_game(KonkanOptions(), "lines")
     strong = KonkanBot(strict=True)
-    rollouts = KonkanExpert(strong, samples=2)
-    compared = 0
-    while not state.over and compared < 25:
+    compared = drawn = 0
+    while not state.over and (compared < 40 or drawn < 4):
         seat = konkan.to_act(state)
         view = konkan.view(state, seat)
         if seat != 0:
             state, _ = konkan.apply(state, simple_konkan(view))
             continue
         action = strong.act(view)
-        from sahrat.bots.konkan_view import KonkanSeat
-
-        for move, _line in rollouts.lines(KonkanSeat(view), action):
-            assert konkan.check_action(state, move) is None, move
-            compared += 1
+        position = Position.of(state, seat)
+        for line in weighed_lines(position, "draw") if view["phase"] == "draw" else ():
+            chooser = KonkanExpert(KonkanBot(), samples=1)
+            chooser.search = lambda *_args, line=line: line  # type: ignore[method-assign]
+            move = chooser.decide(view, action, position.hidden, random.Random(0), 1e9)
+            assert konkan.check_action(state, move) is None, (line, move)
+            assert isinstance(move, konkan.Draw) == (line.move == "draw"), (line, move)
+            drawn += 1
+        if view["phase"] == "play":
+            for line in weighed_lines(position, "play"):
+                chooser = KonkanExpert(KonkanBot(), samples=1)
+                chooser.search = lambda *_args, line=line: line  # type: ignore[method-assign]
+                move = chooser.decide(view, action, position.hidden, random.Random(0), 1e9)
+                assert konkan.check_action(state, move) is None, (line, move)
+                if isinstance(move, konkan.LayDown):
+                    after, _ = konkan.apply(state, move)
+                    discard = chooser.decide(
+                        konkan.view(after, seat),
+                        strong.act(konkan.view(after, seat)),
+                        [],
+                        random.Random(0),
+                        1e9,
+                    )
+                    assert konkan.check_action(after, discard) is None, (line, discard)
+                compared += 1
         state, _ = konkan.apply(state, action)
-    assert compared >= 10
+    assert compared >= 20 and drawn >= 4
 
 
 def test_a_plain_draw_is_quicker_than_an_opening_to_weigh() -> None:
@@ -296,115 +317,6 @@ def test_the_simulated_round_follows_the_engine_on_most_deals() -> None:
             state, _ = konkan.apply(state, simple_konkan(konkan.view(state, seat)))
         same += list(state.results[0].scores) == sim.scores()
     assert same >= deals * 3 // 4
-
-
-# --- the opening race and the next seat ---------------------------------------------------------
-
-
-def faces(text: str) -> list[int]:
-    from sahrat.bots.konkan_expert import face_of
-    from sahrat.rules.cards import parse_cards
-
-    return [face_of(card) for card in parse_cards(text)]
-
-
-def test_the_race_counts_the_draw_that_reaches_the_opening() -> None:
-    from sahrat.bots.fastmelds import encode
-    from sahrat.bots.konkan_expert import _race
-    from sahrat.rules.cards import parse_cards
-    from sahrat.rules.melds import AceValue
-
-    ace = AceValue.ALWAYS_11
-    # three aces (33) and two kings: the third king opens (63), nothing else here does
-    mask, jokers = encode(parse_cards("AS AH AD KS KH 2C 5D 9H"))
-    assert _race(mask, jokers, faces("3C KD 7S"), 51, ace) == 2
-    assert _race(mask, jokers, faces("3C 7S 4H"), 51, ace) == 5  # never: two turns more
-    assert _race(mask, jokers + 1, faces("3C 7S 4H"), 51, ace) == 0  # a joker opens already
-    assert _race(mask, jokers, [52, 52, 52], 51, ace) == 1  # a joker drawn
-
-
-def test_the_feed_share_is_the_share_of_next_hands_it_opens() -> None:
-    # the next seat's hand is known when the unseen cards are exactly that hand: the queen
-    # of diamonds opens it (KKK + QQQ = 60, the 2D left to discard), a two of clubs does not
-    import random as _random
-
-    from sahrat.bots.konkan_bot import KonkanBot
-    from sahrat.bots.konkan_expert import KonkanExpert
-    from sahrat.bots.konkan_view import KonkanSeat
-
-    state = konkan.new_game(KonkanOptions(), "feeds")
-    me = KonkanSeat(konkan.view(state, konkan.to_act(state)))
-    pool = faces("KS KH KD QS QH 2D")
-    me.hand_counts[me.next_seat] = len(pool)
-    expert_ = KonkanExpert(KonkanBot(), samples=1)
-    rng = _random.Random(1)
-    assert expert_.feeds(me, faces("QD 2C"), pool, rng, float("inf")) == [1.0, 0.0]
-    me.opened[me.next_seat] = True  # opened, any meld it can lay: KC makes one, 3C not
-    pool = faces("KS KH QS 7D 2D")
-    me.hand_counts[me.next_seat] = len(pool)
-    assert expert_.feeds(me, faces("KC 3C"), pool, rng, float("inf")) == [1.0, 0.0]
-
-
-def test_a_discard_the_next_seat_let_go_is_remembered_as_refused() -> None:
-    # seat 0 is the expert; a discard of its own that seat 1 answered with a draw, seat 1
-    # still unopened at seat 0's next turn, is a card that did not open seat 1
-    bot = expert.ExpertBot("konkan", seed="refused", budget=60.0)
-    state = konkan.new_game(KonkanOptions(), "refused")
-    expected: list[int] = []
-    let_go: int | None = None
-    last_discard: Any = None
-    turns = 0
-    while not state.results and turns < 200:
-        turns += 1
-        seat = konkan.to_act(state)
-        view = konkan.view(state, seat)
-        if seat == 0:
-            if view["phase"] == "draw" and let_go is not None:
-                if not state.opened[1]:
-                    expected.append(let_go)
-                let_go = None
-            action = bot.act(view)
-        else:
-            action = simple_konkan(view)
-            if seat == 1 and view["phase"] == "draw":
-                ours = bool(state.discard) and state.discard[-1] == last_discard
-                if ours and not state.opened[1] and isinstance(action, konkan.Draw):
-                    let_go = faces(str(state.discard[-1]))[0]
-        if seat == 0 and isinstance(action, konkan.Discard):
-            last_discard = action.card
-        state, _ = konkan.apply(state, action)
-    assert expected, "the round gave seat 1 no discard to let go"
-    assert bot.rollouts.refused.get(1, []) == expected  # the first round's, not yet reset
-
-
-def test_the_race_takes_the_pile_card_that_opens_the_hand() -> None:
-    from sahrat.bots.fastmelds import encode
-    from sahrat.bots.konkan_expert import _race
-    from sahrat.rules.cards import parse_cards
-    from sahrat.rules.melds import AceValue
-
-    ace = AceValue.ALWAYS_11
-    mask, jokers = encode(parse_cards("AS AH AD KS KH 2C 5D 9H"))
-    draws = faces("3C 7S 4H")  # the stock never opens this hand
-    # the previous seat's discard is offered before the draw: KD on the second turn opens
-    assert _race(mask, jokers, draws, 51, ace, faces("8C KD 6S")) == 2
-    # our own discard is not on our pile: the king thrown away is not offered back
-    assert _race(mask, jokers, draws, 51, ace, faces("8C KD 6S"), faces("KD")[0]) == 5
-    assert _race(mask, jokers, draws, 51, ace, faces("8C 6S 2H")) == 5  # nothing opens
-
-
-def test_a_drawn_card_that_joins_pushes_out_a_card_no_meld_can_use() -> None:
-    from sahrat.bots.fastmelds import encode
-    from sahrat.bots.konkan_expert import _drop_isolated
-    from sahrat.rules.cards import parse_cards
-
-    mask, _ = encode(parse_cards("AS AH KS KH 5D"))
-    # the five of diamonds has no partner: it goes, the pairs stay
-    assert _drop_isolated(mask) == encode(parse_cards("AS AH KS KH"))[0]
-    twice, _ = encode(parse_cards("AS AH 5D 5D"))
-    assert _drop_isolated(twice) == encode(parse_cards("AS AH 5D"))[0]  # one copy at a time
-    joined, _ = encode(parse_cards("AS AH KS QS"))
-    assert _drop_isolated(joined) == joined  # every card can join a meld
 
 
 def test_waiting_for_a_core_does_not_cut_the_sampling(monkeypatch: Any) -> None:

@@ -17,17 +17,16 @@ strong player's order.
   it go, force or not, and the strong player's best discards. The opponent's
   sampled hand is dealt again when it would have melded a card they let go (a
   discard of ours they refused, a card they turned up and passed).
-* **Konkan** (:mod:`sahrat.bots.konkan_expert`): the discard is first chosen again
-  among the strong player's best by the opening race (before opening: the turn the hand
-  left first holds the opening on sampled draws) and by the share of the next seat's
-  sampled hands it opens or melds in. Then every candidate — draw or take the
-  pile's card to open, open now or wait, the best discards — is played
-  to the end of the round by the simple player's policy for every seat, on a face-mask
-  copy of the round (:mod:`sahrat.bots.konkan_sim`, its meld values from
-  :mod:`sahrat.bots.fastmelds`), and replaces the strong player's move only when it is
-  clearly better on the same deals. The commitment and a committed seat's play, laying
-  down and off once open, and a Hand or Konkan in hand (always laid) are the strong
-  player's.
+* **Konkan** (:mod:`sahrat.bots.konkan_expert`): when the strong player would open or
+  discard, the moves worth weighing (open or keep the cards back, each with three
+  discards; once open, three discards) are played on the same sampled deals for a few
+  turns of every seat by the simple player's policy, on a face-mask copy of the round
+  (:mod:`sahrat.bots.konkan_sim`, its meld values from :mod:`sahrat.bots.fastmelds`),
+  and the rounds are then valued by what seats in the same situation scored in
+  simulated rounds (:mod:`sahrat.bots.konkan_value`); the best mean is played. The
+  draw, the commitment and a committed seat's play, and laying down and off once open
+  are the strong player's; a Hand in reach is always laid, and so is a Konkan (the
+  strong player's).
 
 What the seat has seen is its views only: its hand, the table melds, the card on
 top of the pile, the counts, and what it remembers of earlier views (the cards
@@ -72,11 +71,10 @@ DEFAULT_BUDGET = 0.040  # seconds
 CONQUIAN_SAMPLES = 36
 CONQUIAN_DISCARDS = 4  # the strong player's best discards tried
 KONKAN_SAMPLES = konkan_expert.SAMPLES
-# A Konkan sample plays three or four lines to the end of the round (about 2 ms each):
-# the cap stops at 24 ms of the thread's CPU time, plus the sample under way and the
-# strong player's own move, inside the 50 ms budget (30 ms let the p99 reach 48-54 ms
-# once the cap no longer counted waits for a core).
-KONKAN_BUDGET = 0.024
+# A Konkan deal plays two to six lines for four turns of every seat (about 0.3 ms a
+# line): the cap stops at 40 ms of the thread's CPU time, the strong player's own move
+# included; with the deal under way the decision's CPU p99 was 42 ms in the arena.
+KONKAN_BUDGET = 0.040
 KONKAN_DISCARDS = konkan_expert.DISCARDS  # the strong player's best discards weighed
 
 

@@ -132,6 +132,41 @@ def _melds_of(mask: int, jokers: int, ace: AceValue) -> tuple[int, tuple[Candida
     return found
 
 
+_DISCARDS: dict[int, int] = {}  # a hand's discard, memoised: the lines and deals of a
+# decision meet the same hands again
+
+
+def least_useful(mask: int) -> int:
+    """The least useful real card of ``mask`` (the highest on ties): the simple player's
+    discard; -1 for a hand of jokers only."""
+    alone = useless(mask)
+    if alone:  # useless cards first: the highest of them, the lowest face on ties
+        best, best_value = -1, -1
+        face = 0
+        while alone:
+            if alone & 3 and CARD_VALUE_15[face] > best_value:
+                best, best_value = face, CARD_VALUE_15[face]
+            alone >>= 2
+            face += 1
+        return best
+    best, best_key = -1, (10**6, 0)
+    face = 0
+    rest = mask
+    while rest:
+        if rest & 3:
+            use = 0
+            for other, weight in WEIGHTS[face]:
+                c = (mask >> (2 * other)) & 3
+                if c:
+                    use += weight * c
+            key = (use, -CARD_VALUE_15[face])
+            if key < best_key:
+                best, best_key = face, key
+        rest >>= 2
+        face += 1
+    return best
+
+
 class Round:
     """The simulated round: hands, table melds, the stock (top last) and the pile top."""
 
@@ -376,32 +411,12 @@ class Round:
     def discard_choice(self, seat: int) -> int:
         """The least useful real card (the highest on ties): the simple player's."""
         mask = self.hands[seat]
-        alone = useless(mask)
-        if alone:  # useless cards first: the highest of them, the lowest face on ties
-            best, best_value = -1, -1
-            face = 0
-            while alone:
-                if alone & 3 and CARD_VALUE_15[face] > best_value:
-                    best, best_value = face, CARD_VALUE_15[face]
-                alone >>= 2
-                face += 1
-            return best
-        best, best_key = -1, (10**6, 0)
-        face = 0
-        rest = mask
-        while rest:
-            if rest & 3:
-                use = 0
-                for other, weight in WEIGHTS[face]:
-                    c = (mask >> (2 * other)) & 3
-                    if c:
-                        use += weight * c
-                key = (use, -CARD_VALUE_15[face])
-                if key < best_key:
-                    best, best_key = face, key
-            rest >>= 2
-            face += 1
-        return best
+        face = _DISCARDS.get(mask)
+        if face is None:
+            if len(_DISCARDS) > 200_000:
+                _DISCARDS.clear()
+            face = _DISCARDS[mask] = least_useful(mask)
+        return face
 
     def wants_top(self, seat: int) -> bool:
         top = self.top
