@@ -34,26 +34,12 @@ from collections.abc import Callable, Sequence
 from sahrat.arena import wilson
 from sahrat.bots import konkan_value
 from sahrat.bots.konkan_sim import CARD_VALUE_15, JOKER_FACE, WEIGHTS, Round
-from sahrat.rules.melds import AceValue
 
 Policy = Callable[[Round, int, bool], None]
 
 
 def deal(rng: random.Random, first: int) -> Round:
-    deck = [*range(52), *range(52), JOKER_FACE, JOKER_FACE]
-    rng.shuffle(deck)
-    hands, jokers = [0] * 4, [0] * 4
-    for seat in range(4):
-        count = 15 if seat == first else 14
-        for face in deck[:count]:
-            if face == JOKER_FACE:
-                jokers[seat] += 1
-            else:
-                hands[seat] += 1 << (2 * face)
-        del deck[:count]
-    game = Round(hands, jokers, [False] * 4, [], [], -1, first, 51, AceValue.ALWAYS_11, 15)
-    game.stock = deck
-    return game
+    return konkan_value.deal(rng, 4, first, 51)
 
 
 def faces(mask: int) -> list[int]:
