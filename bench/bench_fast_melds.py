@@ -15,7 +15,7 @@ import random
 import time
 
 from sahrat.bots import fastmelds
-from sahrat.bots.konkan_expert import face_of
+from sahrat.bots.konkan_deals import face_of
 from sahrat.bots.konkan_sim import Round
 from sahrat.rules import konkan
 from sahrat.rules.cards import konkan_deck

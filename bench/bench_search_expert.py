@@ -32,8 +32,9 @@ from typing import Any
 
 from sahrat.analysis.lines import evaluate
 from sahrat.bots import expert
+from sahrat.bots.konkan_deals import base_round, sample
 from sahrat.bots.konkan_expert import clock
-from sahrat.bots.konkan_lines import ROLLOUTS, Line, Position, play_line, weighed_lines
+from sahrat.bots.konkan_lines import Line, Position, play_line, weighed_lines
 from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules import konkan
 from sahrat.rules.cards import parse_card
@@ -50,12 +51,12 @@ def budgeted(position: Position, lines: list[Line], rng: random.Random, deadline
     """The best mean of ``lines`` on deals played until ``deadline`` (or DEALS), every
     BATCH deals dropping the lines that trail the best by more than DROP_Z standard
     errors of the paired difference."""
-    base = ROLLOUTS.base_round(position.me)
+    base = base_round(position.me)
     alive = list(range(len(lines)))
     results: list[list[float]] = [[] for _ in lines]
     deals = 0
     while deals < DEALS and len(alive) > 1 and clock() <= deadline:
-        world = ROLLOUTS.sample(position.me, base, position.hidden, rng)
+        world = sample(position.me, base, position.hidden, rng)
         for index in alive:
             results[index].append(play_line(position, world.copy(), lines[index], False, HORIZON))
         deals += 1

@@ -288,7 +288,7 @@ def test_the_simulated_round_follows_the_engine_on_most_deals() -> None:
     # scores on most deals (they part where the engine's player picks a twin card or a
     # joker's place that the face-level search does not see).
     from sahrat.bots.fastmelds import encode
-    from sahrat.bots.konkan_expert import face_of
+    from sahrat.bots.konkan_deals import face_of
     from sahrat.bots.konkan_sim import Round
     from sahrat.rules.melds import AceValue
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 from sahrat.bots import konkan_value
+from sahrat.bots.konkan_deals import base_round, sample
 from sahrat.bots.konkan_lines import Position, play_line, weighed_lines
 from sahrat.bots.konkan_sim import Round
 from sahrat.rules import konkan
@@ -71,11 +72,9 @@ def test_a_horizon_past_the_round_end_gives_the_whole_play_out() -> None:
     position = Position.of(state, seat)
     lines = weighed_lines(position, "play")
     assert lines
-    from sahrat.bots.konkan_lines import ROLLOUTS
-
-    base = ROLLOUTS.base_round(position.me)
+    base = base_round(position.me)
     for index in range(8):
-        world = ROLLOUTS.sample(position.me, base, position.hidden, random.Random(index))
+        world = sample(position.me, base, position.hidden, random.Random(index))
         for line in lines:
             whole = play_line(position, world.copy(), line, False)
             assert play_line(position, world.copy(), line, False, 500) == whole

@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from sahrat.bots.konkan_deals import base_round, sample
 from sahrat.bots.konkan_lines import (
-    ROLLOUTS,
     Line,
     Position,
     grid_lines,
@@ -47,13 +47,13 @@ def evaluate(
     inaccuracy threshold yet by no more than :data:`SIGNIFICANCE` standard errors, more
     deals are played, ``samples`` at a time, up to ``most``: the deals go where the
     verdict is in doubt."""
-    base = ROLLOUTS.base_round(position.me)
-    base_played = ROLLOUTS.base_round(played_from.me) if played_from is not None else base
+    base = base_round(position.me)
+    base_played = base_round(played_from.me) if played_from is not None else base
     results: list[list[float]] = [[] for _ in range(len(others) + 1)]
     limit = most if most is not None else samples
     while True:
         for _ in range(samples):
-            world = ROLLOUTS.sample(position.me, base, position.hidden, rng)
+            world = sample(position.me, base, position.hidden, rng)
             game = base_played.copy()
             for seat in range(game.players):
                 if seat != position.seat:

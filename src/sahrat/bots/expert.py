@@ -17,15 +17,15 @@ strong player's order.
   it go, force or not, and the strong player's best discards. The opponent's
   sampled hand is dealt again when it would have melded a card they let go (a
   discard of ours they refused, a card they turned up and passed).
-* **Konkan** (:mod:`sahrat.bots.konkan_expert`): when the strong player would open or
-  discard, the moves worth weighing (open or keep the cards back, each with three
-  discards; once open, three discards) are played on the same sampled deals for a few
+* **Konkan** (:mod:`sahrat.bots.konkan_expert`): the moves worth weighing (draw or take
+  the pile's card; open or keep the cards back, each with three discards; once open,
+  three discards) are played on the same sampled deals for a few
   turns of every seat by the simple player's policy, on a face-mask copy of the round
   (:mod:`sahrat.bots.konkan_sim`, its meld values from :mod:`sahrat.bots.fastmelds`),
   and the rounds are then valued by what seats in the same situation scored in
   simulated rounds (:mod:`sahrat.bots.konkan_value`); the best mean is played. The
-  draw, the commitment and a committed seat's play, and laying down and off once open
-  are the strong player's; a Hand in reach is always laid, and so is a Konkan (the
+  commitment and a committed seat's play, and laying down and off once open are the
+  strong player's; a Hand in reach is always laid, and so is a Konkan (the
   strong player's).
 
 What the seat has seen is its views only: its hand, the table melds, the card on
@@ -56,7 +56,6 @@ from sahrat.rules import conquian
 from sahrat.rules.cards import Card, konkan_deck, parse_card, parse_cards
 from sahrat.rules.conquian import DECK, card_index, mask_of
 from sahrat.rules.konkan import Discard as KonkanDiscard
-from sahrat.rules.search import best_melds
 
 View = Mapping[str, Any]
 Action = Any
@@ -75,7 +74,6 @@ KONKAN_SAMPLES = konkan_expert.SAMPLES
 # line): the cap stops at 40 ms of the thread's CPU time, the strong player's own move
 # included; with the deal under way the decision's CPU p99 was 42 ms in the arena.
 KONKAN_BUDGET = 0.040
-KONKAN_DISCARDS = konkan_expert.DISCARDS  # the strong player's best discards weighed
 
 
 class ExpertBot:
@@ -545,29 +543,3 @@ def conquian_playout(deal: FastDeal, line: tuple[Action, ...], seat: int) -> flo
         _play_line(deal, action)
     winner = fast_rollout(deal)
     return 0.0 if winner is None else 1.0 if winner == seat else -1.0
-
-
-# --- Konkan ----------------------------------------------------------------------------------
-
-
-def konkan_discards(
-    me: KonkanSeat, memory: konkan_bot.Memory, first: Card, count: int = KONKAN_DISCARDS
-) -> list[tuple[Card, float]]:
-    """The strong player's best discards with its cost of each (lower is better to throw),
-    its own choice first."""
-    found = best_melds(me.hand, me.ace)
-    melded = {card for meld in found.melds for card in meld}
-    reals = [card for card in me.hand if not card.is_joker]
-    pool = [card for card in me.hand if card not in melded]
-    candidates = [card for card in reals if card not in melded] or reals
-    dead = konkan_bot._dead_faces(me, memory)
-    weight = konkan_bot.value_weight(me)
-
-    def cost(card: Card) -> float:
-        keep = konkan_bot.keep_value(card, pool, dead)
-        danger = konkan_bot.discard_danger(me, memory, card)
-        return keep + danger - weight * me.value(card)
-
-    others = {c.face: c for c in candidates if c.face != first.face}.values()
-    ordered = sorted(others, key=lambda card: (cost(card), card.sort_key))
-    return [(card, cost(card)) for card in [first, *ordered[: count - 1]]]

@@ -41,20 +41,15 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sahrat.bots import konkan_bot
-from sahrat.bots.fastmelds import encode, meld_value
-from sahrat.bots.konkan_sim import JOKER_FACE, Round, meld_to_sim
+from sahrat.bots import konkan_bot, simple_konkan
+from sahrat.bots.konkan_deals import base_round, sample
+from sahrat.bots.konkan_lines import Line, Position, play_line, weighed_lines
 from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules.cards import Card
 from sahrat.rules.konkan import Discard, Draw, LayDown, TakeDiscard
-from sahrat.rules.melds import MeldKind
-from sahrat.rules.options import HandValues
-from sahrat.rules.search import best_melds
 
 SAMPLES = 48  # deals a decision at most (each plays every line for HORIZON turns)
 HORIZON = 4  # turns of all seats a play-out runs before the seats' rounds are valued
-DISCARDS = 3  # the discards weighed for each way of playing the turn
-REDEAL_TRIES = 4  # redeals of one seat's hand that contradicts what it did
 
 # The decision's budget is the seat's own work, in this thread's CPU time: a wall-clock
 # cap stops the sampling whenever the process waits for a core (a loaded machine, the
@@ -62,24 +57,6 @@ REDEAL_TRIES = 4  # redeals of one seat's hand that contradicts what it did
 # differently, and weaker, as the load varied; in CPU time a seed is one line of play
 # and the work per decision is bounded all the same.
 clock = time.thread_time
-
-Line = tuple[
-    str, Any
-]  # ("discard", face) | ("draw", None) | ("take", None) | ("open"/"wait", face)
-
-
-def face_of(card: Card) -> int:
-    return JOKER_FACE if card.is_joker else card.key % 52
-
-
-def table_melds(me: KonkanSeat) -> list[list[int]]:
-    out = []
-    for table_meld in me.melds:
-        meld = table_meld.meld
-        reals = [(c.suit.index, int(c.rank)) for c in meld.real_cards if c.suit and c.rank]
-        kind = "set" if meld.kind is MeldKind.SET else "run"
-        out.append(meld_to_sim(kind, reals, meld.start, meld.joker is not None))
-    return out
 
 
 def difficulty(view: Any) -> float:
@@ -130,9 +107,7 @@ class KonkanExpert:
             return action
         if isinstance(action, LayDown) and me.me_opened:
             return action
-        from sahrat.bots.konkan_lines import Position, weighed_lines
-
-        position = Position(me.seat, dict(view), me, sorted(hidden, key=lambda card: card.key))
+        position = _position(view, me, hidden)
         lines = weighed_lines(position, "play")
         if len(lines) < 2:
             return action
@@ -157,12 +132,9 @@ class KonkanExpert:
     ) -> Any:
         """Draw the stock's card or take the pile's (to open with it, or once open to
         meld or lay it off at once), whichever plays best."""
-        from sahrat.bots import simple_konkan
-        from sahrat.bots.konkan_lines import Position, weighed_lines
-
         if not isinstance(action, Draw | TakeDiscard):
             return action
-        position = Position(me.seat, dict(view), me, sorted(hidden, key=lambda card: card.key))
+        position = _position(view, me, hidden)
         lines = weighed_lines(position, "draw")
         if len(lines) < 2:
             return action
@@ -175,106 +147,24 @@ class KonkanExpert:
         return take if isinstance(take, TakeDiscard) else action
 
     def search(
-        self, position: Any, lines: Sequence[Any], rng: random.Random, deadline: float
-    ) -> Any:
+        self, position: Position, lines: Sequence[Line], rng: random.Random, deadline: float
+    ) -> Line:
         """The line with the best mean on the same deals, as many as the cap allows."""
-        from sahrat.bots.konkan_lines import play_line
-
-        me = position.me
-        base = self.base_round(me)
+        base = base_round(position.me)
         totals = [0.0] * len(lines)
         done = 0
         while done < self.samples and clock() <= deadline:  # none begun past the cap
-            world = self.sample(position.me, base, position.hidden, rng)
+            world = sample(position.me, base, position.hidden, rng)
             for index, line in enumerate(lines):
                 totals[index] += play_line(position, world.copy(), line, False, HORIZON)
             done += 1
         return lines[max(range(len(lines)), key=lambda index: (totals[index], -index))]
 
-    # --- the simulated round ----------------------------------------------------------
 
-    def base_round(self, me: KonkanSeat) -> Round:
-        hands = [0] * me.players
-        jokers = [0] * me.players
-        hands[me.seat], jokers[me.seat] = encode(me.hand)
-        top = -1 if me.top is None else face_of(me.top)
-        joker_cost = 15 if me.hand_values is HandValues.JOKER_15_ACE_11 else 10
-        return Round(
-            hands,
-            jokers,
-            list(me.opened),
-            table_melds(me),
-            [],
-            top,
-            me.seat,
-            me.opening_target,
-            me.ace,
-            joker_cost,
-        )
-
-    def sample(
-        self, me: KonkanSeat, base: Round, hidden: Sequence[Card], rng: random.Random
-    ) -> Round:
-        pool = [face_of(card) for card in hidden]
-        rng.shuffle(pool)
-        world = base.copy()
-        for seat in range(me.players):
-            if seat == me.seat:
-                continue
-            count = me.hand_counts[seat]
-            hand = pool[:count]
-            for _ in range(REDEAL_TRIES):
-                if _consistent(me, world, seat, hand):
-                    break
-                # deal this seat again from the cards not yet dealt
-                rng.shuffle(pool)
-                hand = pool[:count]
-            del pool[:count]
-            mask = 0
-            jk = 0
-            for face in hand:
-                if face == JOKER_FACE:
-                    jk += 1
-                else:
-                    mask += 1 << (2 * face)
-            world.hands[seat], world.hand_jokers[seat] = mask, jk
-        world.stock = pool[: me.stock_count]
-        return world
-
-
-def _consistent(me: KonkanSeat, world: Round, seat: int, hand: Sequence[int]) -> bool:
-    """Could ``seat`` hold ``hand`` after the turns it played? An unopened seat holds no
-    opening (it would have laid it), an opened one no meld (it lays every one)."""
-    mask = 0
-    jokers = 0
-    for face in hand:
-        if face == JOKER_FACE:
-            jokers += 1
-        else:
-            mask += 1 << (2 * face)
-    value = meld_value(mask, jokers, me.ace)
-    if me.opened[seat]:
-        return value == 0
-    return value < me.opening_target
+def _position(view: Any, me: KonkanSeat, hidden: Sequence[Card]) -> Position:
+    return Position(me.seat, dict(view), me, sorted(hidden, key=lambda card: card.key))
 
 
 def _in_hand(me: KonkanSeat, text: str) -> Card | None:
     """The card of the hand written ``text`` (either deck's copy)."""
     return next((card for card in me.hand if str(card) == text), None)
-
-
-def _take_to_open(me: KonkanSeat) -> TakeDiscard | None:
-    """Taking the pile's card to open with it now, if the search finds that opening."""
-    assert me.top is not None
-    top = me.top
-    hand = [*me.hand, top]
-    out = konkan_bot.going_out(me, hand)
-    if out is not None:
-        melds = konkan_bot._with_card(out.melds, top)
-        if melds is not None:
-            return TakeDiscard(me.seat, melds)
-    found = best_melds(hand, me.ace)
-    if not found.melds or found.value < me.opening_target:
-        return None
-    melds = konkan_bot._with_card(found.melds, top)
-    return None if melds is None else TakeDiscard(me.seat, melds)

@@ -4,9 +4,9 @@ A :class:`Position` is what one seat could see (its view) and the set of cards i
 not place (the other hands and the stock: a seat that remembers every discard knows
 which cards these are, never where they are). A :class:`Line` is a move as the round
 simulator plays it. :func:`weighed_lines` gives the moves worth weighing at a decision;
-:func:`play_line` plays one on a deal of the unseen cards (dealt by the expert's
-sampler, ``ROLLOUTS.sample``: an unopened seat holds no opening, an opened one no meld),
-every seat then playing the simulator's policy to the end of the round, or for
+:func:`play_line` plays one on a deal of the unseen cards (dealt by
+:func:`sahrat.bots.konkan_deals.sample`: an unopened seat holds no opening, an opened
+one no meld), every seat then playing the simulator's policy to the end of the round, or for
 ``horizon`` turns after which the seats' rounds are valued by
 :func:`sahrat.bots.konkan_value.scores`. The expert plays with a horizon, the post-match
 analysis (:mod:`sahrat.analysis.lines`) to the end of the round.
@@ -20,17 +20,15 @@ from functools import cached_property
 from typing import Any
 
 from sahrat.bots import konkan_bot, konkan_value
-from sahrat.bots.konkan_expert import KonkanExpert, _take_to_open, face_of
+from sahrat.bots.konkan_deals import base_round, face_of
 from sahrat.bots.konkan_sim import Round
 from sahrat.bots.konkan_view import KonkanSeat
 from sahrat.rules import konkan
 from sahrat.rules.cards import Card, parse_card
+from sahrat.rules.konkan import TakeDiscard
 from sahrat.rules.search import SearchResult, best_melds
 
 DISCARDS = 3  # discards weighed for each way of playing the turn
-# The expert's sampler and round simulator (its base round and its deals hold no state
-# of the seat's: one serves every position).
-ROLLOUTS = KonkanExpert(konkan_bot.KonkanBot(), 1)
 
 
 @dataclass(frozen=True)
@@ -104,7 +102,7 @@ class Position:
 def _sim_order(position: Position, after_lay: bool) -> list[str]:
     """The hand's real cards, most discardable first, as the simulator ranks them
     (after laying what it lays when ``after_lay``)."""
-    game = ROLLOUTS.base_round(position.me)
+    game = base_round(position.me)
     seat = position.seat
     if after_lay:
         game.lay_what_fits(seat)
@@ -123,11 +121,9 @@ def _sim_order(position: Position, after_lay: bool) -> list[str]:
     return order
 
 
-def _strong_order(position: Position, memory: konkan_bot.Memory | None = None) -> list[str]:
-    from sahrat.bots.expert import konkan_discards  # the expert's module imports this one
-
+def _strong_order(position: Position) -> list[str]:
     me = position.me
-    memory = memory or konkan_bot.Memory()
+    memory = konkan_bot.Memory()
     first = konkan_bot.choose_discard(me, memory, position.found)
     if not isinstance(first, konkan.Discard):
         return []
@@ -139,18 +135,15 @@ def can_take(position: Position) -> bool:
     if me.top is None or me.top.is_joker:
         return False
     if not me.me_opened:
-        return _take_to_open(me) is not None
+        return take_to_open(me) is not None
     if any(konkan_bot._fits(table_meld.meld, me.top) for table_meld in me.melds):
         return True
     found = best_melds([*me.hand, me.top], me.ace)
     return any(me.top in meld for meld in found.melds)
 
 
-def weighed_lines(
-    position: Position, kind: str, memory: konkan_bot.Memory | None = None
-) -> list[Line]:
-    """The moves worth weighing at a ``kind`` decision (draw or play); ``memory``: the
-    strong player's memory of the round, for its discards (the analysis has none)."""
+def weighed_lines(position: Position, kind: str) -> list[Line]:
+    """The moves worth weighing at a ``kind`` decision (draw or play)."""
     if kind == "draw":
         return [Line("draw"), Line("take")] if can_take(position) else []
     lines: list[Line] = []
@@ -160,11 +153,11 @@ def weighed_lines(
             lines += [Line("hand", card) for card in rest]
         else:
             lines += [Line("open", card) for card in rest[:DISCARDS]]
-        lines += [Line("wait", card) for card in _strong_order(position, memory)[:DISCARDS]]
+        lines += [Line("wait", card) for card in _strong_order(position)[:DISCARDS]]
     elif position.opened:
         lines += [Line("discard", card) for card in _sim_order(position, True)[:DISCARDS]]
     else:
-        lines += [Line("discard", card) for card in _strong_order(position, memory)[:DISCARDS]]
+        lines += [Line("discard", card) for card in _strong_order(position)[:DISCARDS]]
     return list(dict.fromkeys(lines))
 
 
@@ -239,3 +232,43 @@ def round_value(scores: Sequence[float], seat: int) -> float:
     is points of a round, and the match's ±60 would only add spread to every sample."""
     others = [score for other, score in enumerate(scores) if other != seat]
     return sum(others) / len(others) - scores[seat]
+
+
+def konkan_discards(
+    me: KonkanSeat, memory: konkan_bot.Memory, first: Card, count: int = DISCARDS
+) -> list[tuple[Card, float]]:
+    """The strong player's best discards with its cost of each (lower is better to throw),
+    its own choice first."""
+    found = best_melds(me.hand, me.ace)
+    melded = {card for meld in found.melds for card in meld}
+    reals = [card for card in me.hand if not card.is_joker]
+    pool = [card for card in me.hand if card not in melded]
+    candidates = [card for card in reals if card not in melded] or reals
+    dead = konkan_bot._dead_faces(me, memory)
+    weight = konkan_bot.value_weight(me)
+
+    def cost(card: Card) -> float:
+        keep = konkan_bot.keep_value(card, pool, dead)
+        danger = konkan_bot.discard_danger(me, memory, card)
+        return keep + danger - weight * me.value(card)
+
+    others = {c.face: c for c in candidates if c.face != first.face}.values()
+    ordered = sorted(others, key=lambda card: (cost(card), card.sort_key))
+    return [(card, cost(card)) for card in [first, *ordered[: count - 1]]]
+
+
+def take_to_open(me: KonkanSeat) -> TakeDiscard | None:
+    """Taking the pile's card to open with it now, if the search finds that opening."""
+    assert me.top is not None
+    top = me.top
+    hand = [*me.hand, top]
+    out = konkan_bot.going_out(me, hand)
+    if out is not None:
+        melds = konkan_bot._with_card(out.melds, top)
+        if melds is not None:
+            return TakeDiscard(me.seat, melds)
+    found = best_melds(hand, me.ace)
+    if not found.melds or found.value < me.opening_target:
+        return None
+    melds = konkan_bot._with_card(found.melds, top)
+    return None if melds is None else TakeDiscard(me.seat, melds)

@@ -132,8 +132,8 @@ def _melds_of(mask: int, jokers: int, ace: AceValue) -> tuple[int, tuple[Candida
     return found
 
 
-_DISCARDS: dict[int, int] = {}  # a hand's discard, memoised: the lines and deals of a
-# decision meet the same hands again
+# A hand's discard, memoised: the lines and deals of a decision meet the same hands.
+_DISCARDS: dict[int, int] = {}
 
 
 def least_useful(mask: int) -> int:
