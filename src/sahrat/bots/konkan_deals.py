@@ -78,14 +78,7 @@ def sample(me: KonkanSeat, base: Round, hidden: Sequence[Card], rng: random.Rand
             rng.shuffle(pool)
             hand = pool[:count]
         del pool[:count]
-        mask = 0
-        jk = 0
-        for face in hand:
-            if face == JOKER_FACE:
-                jk += 1
-            else:
-                mask += 1 << (2 * face)
-        world.hands[seat], world.hand_jokers[seat] = mask, jk
+        world.hands[seat], world.hand_jokers[seat] = masked(hand)
     world.stock = pool[: me.stock_count]
     return world
 
@@ -93,14 +86,19 @@ def sample(me: KonkanSeat, base: Round, hidden: Sequence[Card], rng: random.Rand
 def _consistent(me: KonkanSeat, world: Round, seat: int, hand: Sequence[int]) -> bool:
     """Could ``seat`` hold ``hand`` after the turns it played? An unopened seat holds no
     opening (it would have laid it), an opened one no meld (it lays every one)."""
+    value = meld_value(*masked(hand), me.ace)
+    if me.opened[seat]:
+        return value == 0
+    return value < me.opening_target
+
+
+def masked(faces: Sequence[int]) -> tuple[int, int]:
+    """(the face mask, the jokers) of a hand given as faces."""
     mask = 0
     jokers = 0
-    for face in hand:
+    for face in faces:
         if face == JOKER_FACE:
             jokers += 1
         else:
             mask += 1 << (2 * face)
-    value = meld_value(mask, jokers, me.ace)
-    if me.opened[seat]:
-        return value == 0
-    return value < me.opening_target
+    return mask, jokers
